@@ -1,0 +1,225 @@
+// Package config finds and checks `.plaios.yaml`, the project configuration file. The values
+// themselves are layered by viper in cmd (flags > PLAIOS_* environment > file > defaults);
+// this package knows the keys, where the file is, and says precisely what is wrong with one:
+// an unknown key is a warning, a value of the wrong type is an error naming the file and line.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the configuration file looked for from the working directory upwards.
+const FileName = ".plaios.yaml"
+
+// Key kinds.
+const (
+	kindString = "a string"
+	kindInt    = "an integer"
+	kindMap    = "a mapping"
+)
+
+// Keys lists every configuration key with the type its value must have. Nested keys are
+// written with a dot, as viper and the PLAIOS_* variables name them (github.apiURL →
+// PLAIOS_GITHUB_APIURL).
+var Keys = map[string]string{
+	"runtime":       kindString,
+	"scope":         kindString,
+	"registry":      kindString,
+	"packManager":   kindString,
+	"jobs":          kindInt,
+	"github":        kindMap,
+	"github.repo":   kindString,
+	"github.apiURL": kindString,
+	"rules":         kindMap,
+}
+
+// Config is the resolved configuration.
+type Config struct {
+	Runtime     string
+	Scope       string
+	Registry    string
+	PackManager string
+	Jobs        int
+	GitHubRepo  string
+	GitHubAPI   string
+	Rules       map[string]string
+	File        string // the file that was read, "" when none
+}
+
+// Find walks up from dir to the filesystem root and returns the first .plaios.yaml, or "".
+func Find(dir string) string {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, FileName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Error is a problem in the configuration file, with its position.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Check reads a configuration file and returns warnings for unknown keys, or an *Error for
+// the first value of the wrong type or a file that is not YAML.
+func Check(path string) (warnings []string, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &Error{File: path, Msg: "the configuration file does not exist"}
+		}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the configuration file: %v", err)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line := 0
+		msg := err.Error()
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			// yaml: line N: message
+			if _, scanErr := fmt.Sscanf(msg, "yaml: line %d:", &line); scanErr == nil {
+				msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+				msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+			}
+		}
+		return nil, &Error{File: path, Line: line, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil // empty file
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: path, Line: root.Line, Msg: "the configuration must be a mapping of keys to values"}
+	}
+	warnings, err = checkMapping(path, root, "")
+	return warnings, err
+}
+
+func checkMapping(path string, m *yaml.Node, prefix string) ([]string, error) {
+	var warnings []string
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		key := prefix + k.Value
+		if seen[key] {
+			return nil, &Error{File: path, Line: k.Line, Msg: fmt.Sprintf("the key %q is given twice", key)}
+		}
+		seen[key] = true
+		if prefix == "rules." {
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" && v.Tag != "!!bool" {
+				return nil, &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q must be off, warning or error", key)}
+			}
+			switch v.Value {
+			case "off", "warning", "error", "false":
+			default:
+				return nil, &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q is %q; it must be off, warning or error", key, v.Value)}
+			}
+			continue
+		}
+		kind, known := lookup(key)
+		if !known {
+			warnings = append(warnings, fmt.Sprintf("%s:%d: unknown key %q is ignored (known keys: %s)", path, k.Line, key, knownList()))
+			continue
+		}
+		if err := checkType(path, key, kind, v); err != nil {
+			return nil, err
+		}
+		if kind == kindMap {
+			w, err := checkMapping(path, v, key+".")
+			if err != nil {
+				return nil, err
+			}
+			warnings = append(warnings, w...)
+		}
+	}
+	return warnings, nil
+}
+
+func lookup(key string) (string, bool) {
+	for k, kind := range Keys {
+		if strings.EqualFold(k, key) {
+			return kind, true
+		}
+	}
+	return "", false
+}
+
+func knownList() string {
+	var ks []string
+	for k := range Keys {
+		if k == "github" {
+			continue
+		}
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+func checkType(path, key, kind string, v *yaml.Node) error {
+	ok := false
+	switch kind {
+	case kindString:
+		ok = v.Kind == yaml.ScalarNode && v.Tag == "!!str"
+	case kindInt:
+		ok = v.Kind == yaml.ScalarNode && v.Tag == "!!int"
+	case kindMap:
+		ok = v.Kind == yaml.MappingNode
+	}
+	if ok {
+		return nil
+	}
+	got := describe(v)
+	return &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q must be %s, not %s", key, kind, got)}
+}
+
+func describe(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	switch v.Tag {
+	case "!!int":
+		return "the integer " + v.Value
+	case "!!float":
+		return "the number " + v.Value
+	case "!!bool":
+		return "the boolean " + v.Value
+	case "!!null":
+		return "null"
+	case "!!str":
+		return fmt.Sprintf("the string %q", v.Value)
+	}
+	return v.Value
+}
