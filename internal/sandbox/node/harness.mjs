@@ -1,0 +1,442 @@
+// plaios guard harness: loads one installed package inside the sandbox and checks the contract
+// of its runtime and role, with inert inputs only. It is copied into the guard project (so
+// that bare imports resolve from the project's node_modules) and run as
+//   node --import <sandbox>/hooks.mjs harness.mjs <input.json>
+// It writes JSON lines to the events descriptor: {"type":"stage",…} while it works and one
+// {"type":"result",…} at the end. The Go side (internal/guard) turns them into reasons,
+// descriptors and diagnostics; the network attempts come from hooks.mjs.
+
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const sandbox = globalThis[Symbol.for('plaios.sandbox')];
+const emit = sandbox ? sandbox.emit : (event) => process.stdout.write(JSON.stringify(event) + '\n');
+const input = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const cwd = process.cwd();
+
+function stage(name) {
+  emit({ type: 'stage', stage: name });
+}
+
+function message(err) {
+  let text;
+  if (err instanceof Error) text = err.message || err.name || 'error';
+  else if (err && typeof err === 'object' && typeof err.message === 'string') text = err.message;
+  else text = String(err);
+  text = text.split(cwd + '/node_modules/').join('').split(cwd + '/').join('').split('file://').join('');
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > 300 ? text.slice(0, 297) + '…' : text;
+}
+
+class Failure extends Error {}
+function fail(reason) {
+  throw new Failure(reason);
+}
+
+// plain turns a value into JSON-safe data: functions and symbols dropped, cycles cut.
+function plain(value, depth = 0, seen = new WeakSet()) {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object' || depth > 64) return undefined;
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  let out;
+  if (Array.isArray(value)) {
+    out = value.map((v) => {
+      const p = plain(v, depth + 1, seen);
+      return p === undefined ? null : p;
+    });
+  } else {
+    out = {};
+    for (const key of Object.keys(value)) {
+      let v;
+      try {
+        v = value[key];
+      } catch {
+        continue;
+      }
+      const p = plain(v, depth + 1, seen);
+      if (p !== undefined) out[key] = p;
+    }
+  }
+  seen.delete(value);
+  return out;
+}
+
+const inertLogger = new Proxy({}, { get: (t, p) => (p === 'then' ? undefined : () => inertLogger) });
+
+// callableInert is a stand-in for any host object: every property is another stand-in and
+// every call returns undefined.
+function callableInert() {
+  const target = function inert() {};
+  return new Proxy(target, {
+    get(t, p) {
+      if (p === 'then' || typeof p === 'symbol') return undefined;
+      if (p === 'toString' || p === 'toJSON') return () => '[plaios guard stand-in]';
+      return callableInert();
+    },
+    apply() {
+      return undefined;
+    },
+  });
+}
+
+const tools = [];
+function addTool(source, name, inputSchema, outputSchema) {
+  tools.push({ source, name: typeof name === 'string' ? name : '', inputSchema: plain(inputSchema) ?? null, outputSchema: plain(outputSchema) ?? null });
+}
+
+async function importSpecifier(specifier) {
+  try {
+    return await import(specifier);
+  } catch (err) {
+    fail(`import failed: ${message(err)}`);
+  }
+}
+
+// --- AgentOS ---------------------------------------------------------------------------
+
+function findFactory(mod) {
+  if (typeof mod.createExtensionPack === 'function') return mod.createExtensionPack;
+  const d = mod.default;
+  if (typeof d === 'function') return d;
+  if (d && typeof d === 'object' && typeof d.createExtensionPack === 'function') return d.createExtensionPack.bind(d);
+  return null;
+}
+
+async function agentosPack(mod) {
+  const factory = findFactory(mod);
+  if (!factory) fail('exports no createExtensionPack function (nor a default export that is one)');
+  const secrets = input.secrets || {};
+  const options = input.options || {};
+  const context = {
+    options,
+    logger: inertLogger,
+    getSecret: (id) => (Object.prototype.hasOwnProperty.call(secrets, id) ? secrets[id] : undefined),
+    services: {},
+    manifestEntry: { package: input.name, options },
+  };
+  stage('factory');
+  let pack;
+  try {
+    pack = await factory(context);
+  } catch (err) {
+    fail(`createExtensionPack threw: ${message(err)}`);
+  }
+  const list = pack && Array.isArray(pack.descriptors) ? pack.descriptors : null;
+  if (!list || list.length === 0) fail('returned no descriptors');
+  const descriptors = [];
+  for (const d of list) {
+    if (!d || typeof d !== 'object') continue;
+    const entry = { id: typeof d.id === 'string' ? d.id : '', kind: typeof d.kind === 'string' ? d.kind : '' };
+    const payload = d.payload;
+    if (entry.kind === 'tool' && payload && typeof payload === 'object') {
+      if (typeof payload.name === 'string') entry.name = payload.name;
+      addTool(`descriptor ${entry.id}`, payload.name, payload.inputSchema, payload.outputSchema);
+    }
+    descriptors.push(entry);
+  }
+  return descriptors;
+}
+
+async function library(mod) {
+  const names = input.libraryExports || [];
+  const missing = names.filter((n) => typeof mod[n] !== 'function');
+  if (missing.length > 0) {
+    const not = missing.filter((n) => n in mod);
+    if (not.length === missing.length) fail(`exports ${not.join(', ')} but not as a function, as libraryExports in scripts/package-roles.json says`);
+    fail(`does not export ${missing.filter((n) => !(n in mod)).join(', ')}, which libraryExports in scripts/package-roles.json names`);
+  }
+  return names.map((n) => ({ id: n, kind: 'function' }));
+}
+
+function sameJSON(a, b) {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJSON(a[k], b[k]));
+}
+
+async function root(mod) {
+  const d = mod.default;
+  if (!d || typeof d !== 'object' || Array.isArray(d)) {
+    fail(`the default export is not the catalog (it is ${d === null ? 'null' : Array.isArray(d) ? 'an array' : typeof d})`);
+  }
+  if (input.catalog !== undefined && input.catalog !== null && !sameJSON(plain(d), input.catalog)) {
+    fail('the default export is not the catalog: it differs from the registry.json the package ships');
+  }
+  const curated = d.extensions && Array.isArray(d.extensions.curated) ? d.extensions.curated : [];
+  return curated.map((e) => ({ id: String(e && e.id), kind: 'catalog-entry' }));
+}
+
+// --- PLAIOS ----------------------------------------------------------------------------
+
+const kindMembers = {
+  action: { props: ['manifest'], fns: ['execute', 'uiComponents', 'docs'] },
+  input: { props: ['channel'], fns: ['start', 'stop'] },
+  output: { props: ['channel'], fns: ['write'] },
+  agent: { props: [], fns: ['run'] },
+  orchestrator: { props: [], fns: ['orchestrate'] },
+  discovery: { props: [], fns: ['register', 'get', 'discover'] },
+  database: { props: [], fns: ['scope'] },
+  memory: { props: [], fns: ['remember', 'get', 'recall', 'forget', 'clear'] },
+  system1: { props: ['model'], fns: ['ask'] },
+  system2: { props: ['provider', 'model', 'settings'], fns: ['processInput', 'functionCall', 'processWithFunctions', 'ask'] },
+  env: { props: [], fns: ['get', 'getRequired', 'getOrDefault', 'has', 'getAll'] },
+};
+
+function inertEnvironment(values) {
+  return {
+    get: (k) => values[k],
+    getRequired: (k) => (values[k] !== undefined ? values[k] : `placeholder-${k}`),
+    getOrDefault: (k, fallback) => (values[k] !== undefined ? values[k] : fallback),
+    has: (k) => values[k] !== undefined,
+    getAll: () => ({ ...values }),
+  };
+}
+
+function inertDatabase(namespace) {
+  return {
+    namespace,
+    init: async () => {},
+    add: async (table, value) => value,
+    get: async (table, q) => (q === undefined || (q && typeof q === 'object') ? [] : undefined),
+    set: async (table, id, value) => value,
+    update: async () => undefined,
+    delete: async () => 0,
+  };
+}
+
+function standIn(kind, envValues) {
+  switch (kind) {
+    case 'env': return inertEnvironment(envValues);
+    case 'database': return { scope: (ns) => inertDatabase(ns), close: async () => {} };
+    case 'memory': return { remember: async () => {}, get: async () => undefined, recall: async () => [], forget: async () => false, clear: async () => 0 };
+    case 'system1': return { model: 'plaios-guard-inert', ask: async () => ({}) };
+    case 'system2': return {
+      provider: 'plaios-guard', model: 'plaios-guard-inert', settings: {},
+      processInput: async () => ({ type: 'text', text: '' }), functionCall: async () => ({}),
+      processWithFunctions: async () => ({ type: 'text', text: '' }), ask: async () => ({}),
+    };
+    case 'discovery': return { register: async () => {}, get: async () => undefined, discover: async () => [] };
+    case 'input': return { channel: 'plaios-guard', start: async () => {}, stop: async () => {} };
+    case 'output': return { channel: 'plaios-guard', write: async () => {} };
+    case 'action': return {
+      manifest: { id: 'plaios-guard.inert', name: 'inert', description: 'inert', inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } },
+      execute: async () => ({ success: false, error: { code: 'INERT', message: 'inert stand-in' } }),
+      uiComponents: () => [], docs: () => '',
+    };
+    case 'agent': return { run: async () => ({ type: 'text', text: '' }) };
+    case 'orchestrator': return { orchestrate: async (m, outputs) => ({ capabilityIds: [], outputChannel: (outputs && outputs[0] && outputs[0].channel) || 'plaios-guard' }) };
+    default: return callableInert();
+  }
+}
+
+async function plaios() {
+  const instances = new Map();
+  const modules = new Map();
+  const descriptors = [];
+  for (const iface of input.plaios || []) {
+    const label = `interface ${iface.id}`;
+    stage(`import ${iface.specifier}`);
+    if (!modules.has(iface.specifier)) modules.set(iface.specifier, await importSpecifier(iface.specifier));
+    const mod = modules.get(iface.specifier);
+    const Class = mod[iface.className];
+    if (typeof Class !== 'function') {
+      fail(`${iface.specifier} does not export the class ${iface.className} of ${label}`);
+    }
+    const key = `${iface.specifier}#${iface.className}`;
+    let instance = instances.get(key);
+    if (!instance) {
+      const envValues = iface.envValues || {};
+      const options = { ...(iface.options || {}) };
+      options.env = standIn('env', envValues);
+      for (const dep of iface.dependencies || []) {
+        const value = standIn(dep.kind, envValues);
+        for (const k of dep.keys) if (!(k in options)) options[k] = value;
+      }
+      if (iface.kind === 'agent' || iface.kind === 'orchestrator') {
+        if (!('model' in options)) options.model = standIn('system2', envValues);
+        if (!('capabilityDiscovery' in options)) options.capabilityDiscovery = standIn('discovery', envValues);
+      }
+      stage(`construct ${iface.className}`);
+      try {
+        instance = new Class(options);
+      } catch (err) {
+        fail(`new ${iface.className}(options) threw: ${message(err)}`);
+      }
+      instances.set(key, instance);
+    }
+    const kinds = [iface.kind];
+    if (instance && instance.manifest !== undefined && typeof instance.execute === 'function' && iface.kind !== 'action') kinds.push('action');
+    const missing = [];
+    for (const k of kinds) {
+      const m = kindMembers[k];
+      if (!m) continue;
+      for (const p of m.props) if (instance[p] === undefined && !missing.includes(p)) missing.push(p);
+      for (const f of m.fns) if (typeof instance[f] !== 'function' && !missing.includes(f)) missing.push(f);
+    }
+    if (missing.length > 0) {
+      fail(`${iface.className} (${label}) lacks what a ${kinds.join(' and ')} must have: ${missing.join(', ')}`);
+    }
+    if (kinds.includes('action')) {
+      const manifest = instance.manifest;
+      const lacking = ['id', 'name', 'description', 'inputSchema'].filter((k) => !manifest || manifest[k] === undefined);
+      if (lacking.length > 0) fail(`${iface.className} (${label}) has a manifest without ${lacking.join(', ')}`);
+      addTool(`${iface.className}.manifest`, manifest.name, manifest.inputSchema, manifest.outputSchema);
+    }
+    descriptors.push({ id: iface.id, kind: iface.kind, name: iface.className });
+  }
+  return descriptors;
+}
+
+// --- OpenClaw and Pi -------------------------------------------------------------------
+
+async function openclaw() {
+  const registered = [];
+  const descriptors = [];
+  for (const file of input.files || []) {
+    stage(`import ${file}`);
+    const mod = await importSpecifier(pathToFileURL(file).href);
+    const entry = mod.default !== undefined ? mod.default : mod;
+    const register = typeof entry === 'function' ? entry : entry && typeof entry.register === 'function' ? entry.register.bind(entry) : null;
+    if (!register) fail('the entry exports no plugin: a default export with register(api) (definePluginEntry or defineToolPlugin)');
+    const record = (tool, source) => {
+      if (!tool || typeof tool !== 'object') return;
+      registered.push(String(tool.name));
+      addTool(source, tool.name, tool.parameters, tool.outputSchema);
+    };
+    const base = {
+      id: entry && entry.id,
+      name: entry && entry.name,
+      pluginConfig: {},
+      config: {},
+      logger: inertLogger,
+      runtime: callableInert(),
+      resolvePath: (p) => p,
+      registerTool(tool, opts) {
+        if (typeof tool === 'function') {
+          let made;
+          try {
+            made = tool({ config: {}, sandboxed: true, workspaceDir: cwd, agentId: 'plaios-guard', sessionKey: 'plaios-guard' });
+          } catch (err) {
+            fail(`a tool factory registered with registerTool threw: ${message(err)}`);
+          }
+          const list = Array.isArray(made) ? made : made ? [made] : [];
+          const names = opts && Array.isArray(opts.names) ? opts.names : opts && typeof opts.name === 'string' ? [opts.name] : [];
+          if (list.length === 0) for (const n of names) registered.push(String(n));
+          for (const t of list) record(t, `registerTool factory ${t && t.name}`);
+          return;
+        }
+        record(tool, `registerTool ${tool && tool.name}`);
+      },
+    };
+    const api = new Proxy(base, {
+      get(t, p) {
+        if (p in t) return t[p];
+        if (p === 'then' || typeof p === 'symbol') return undefined;
+        return callableInert();
+      },
+    });
+    stage('register');
+    try {
+      await register(api);
+    } catch (err) {
+      if (err instanceof Failure) throw err;
+      fail(`register(api) threw: ${message(err)}`);
+    }
+  }
+  for (const name of registered) descriptors.push({ id: name, kind: 'tool' });
+  return { descriptors, registered };
+}
+
+async function pi() {
+  const descriptors = [];
+  for (const file of input.files || []) {
+    stage(`import ${file}`);
+    const mod = await importSpecifier(pathToFileURL(file).href);
+    if (typeof mod.default !== 'function') fail(`the extension ${file.split('/node_modules/').pop()} has no default export that takes the Pi API`);
+    const base = {
+      registerTool(def) {
+        if (!def || typeof def !== 'object') fail('registerTool was called without a tool definition');
+        descriptors.push({ id: String(def.name), kind: 'tool' });
+        addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined);
+      },
+    };
+    const api = new Proxy(base, {
+      get(t, p) {
+        if (p in t) return t[p];
+        if (p === 'then' || typeof p === 'symbol') return undefined;
+        return callableInert();
+      },
+    });
+    stage('register');
+    try {
+      await mod.default(api);
+    } catch (err) {
+      if (err instanceof Failure) throw err;
+      fail(`the extension's default export threw: ${message(err)}`);
+    }
+  }
+  if (descriptors.length === 0) fail('registered no tools');
+  return descriptors;
+}
+
+// --- main ------------------------------------------------------------------------------
+
+async function main() {
+  const result = { type: 'result', ok: true, descriptors: [], tools, registered: null };
+  try {
+    switch (input.check) {
+      case 'agentos-pack':
+        stage('import');
+        result.descriptors = await agentosPack(await importSpecifier(input.specifier));
+        break;
+      case 'library':
+        stage('import');
+        result.descriptors = await library(await importSpecifier(input.specifier));
+        break;
+      case 'root':
+        stage('import');
+        result.descriptors = await root(await importSpecifier(input.specifier));
+        break;
+      case 'plaios':
+        result.descriptors = await plaios();
+        break;
+      case 'openclaw': {
+        const r = await openclaw();
+        result.descriptors = r.descriptors;
+        result.registered = r.registered;
+        break;
+      }
+      case 'pi':
+        result.descriptors = await pi();
+        break;
+      default:
+        stage('import');
+        await importSpecifier(input.specifier);
+    }
+  } catch (err) {
+    result.ok = false;
+    result.reason = err instanceof Failure ? err.message : `the check itself failed: ${message(err)}`;
+  }
+  // One more turn of the event loop, so that work started during loading is seen.
+  await new Promise((resolve) => setTimeout(resolve, 25));
+  if (result.ok && uncaught !== undefined) {
+    result.ok = false;
+    result.reason = `threw while loading: ${message(uncaught)}`;
+  }
+  emit(result);
+  process.exit(0);
+}
+
+let uncaught;
+process.on('unhandledRejection', () => {});
+process.on('uncaughtException', (err) => {
+  if (uncaught === undefined) uncaught = err;
+});
+main();

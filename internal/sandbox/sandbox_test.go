@@ -1,0 +1,257 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// listener is a real TCP server on the loopback that counts the connections it accepts.
+type listener struct {
+	addr     string
+	port     string
+	accepted atomic.Int32
+}
+
+func listen(t *testing.T) *listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ls := &listener{addr: l.Addr().String()}
+	_, ls.port, _ = net.SplitHostPort(ls.addr)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			ls.accepted.Add(1)
+			c.Write([]byte("hello\n"))
+			c.Close()
+		}
+	}()
+	return ls
+}
+
+func node(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not on PATH; the tests need Node 20+")
+	}
+	return p
+}
+
+func newSandbox(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
+	cfg.Node = node(t)
+	s, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("sandbox: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// A plain TCP client, without any hook, as a control: outside the sandbox it reaches the
+// listener, inside it does not.
+const rawClient = `
+const net = require('node:net');
+const s = net.connect(Number(process.argv[1]), '127.0.0.1');
+s.on('data', (d) => { console.log('CONNECTED ' + d.toString().trim()); process.exit(0); });
+s.on('error', (e) => { console.log('ERROR ' + e.code); process.exit(0); });
+`
+
+func TestNamespaceRefusesARealListener(t *testing.T) {
+	ls := listen(t)
+
+	out, err := exec.Command(node(t), "-e", rawClient, ls.port).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "CONNECTED hello") {
+		t.Fatalf("control: outside the sandbox the client should reach the listener: %v %s", err, out)
+	}
+	before := ls.accepted.Load()
+	if before != 1 {
+		t.Fatalf("control: the listener accepted %d connections, want 1", before)
+	}
+
+	for _, userns := range []bool{false, true} {
+		name := "netns"
+		if userns {
+			name = "userns+netns"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := newSandbox(t, Config{Mode: NetNS, UserNamespace: userns})
+			if !s.Isolated() {
+				t.Fatal("a netns sandbox must say it is isolated")
+			}
+			res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", rawClient, ls.port}, Timeout: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(res.Stdout, "CONNECTED") {
+				t.Fatalf("the child reached the listener from inside the namespace: %s", res.Stdout)
+			}
+			if !strings.Contains(res.Stdout, "ERROR ") {
+				t.Fatalf("the child should have seen a connection error, got stdout %q stderr %q", res.Stdout, res.Stderr)
+			}
+			if got := ls.accepted.Load(); got != before {
+				t.Fatalf("the listener accepted %d connections during the sandboxed run", got-before)
+			}
+		})
+	}
+}
+
+// The hooks record every kind of attempt, refuse it, and the record survives a package
+// that swallows every error.
+func TestHooksRecordSwallowedAttempts(t *testing.T) {
+	ls := listen(t)
+	dir := t.TempDir()
+	script := `
+import net from 'node:net';
+import http from 'node:http';
+import dns from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import dgram from 'node:dgram';
+const port = Number(process.argv[2]);
+const quiet = (p) => p.catch(() => {});
+net.connect(port, '127.0.0.1').on('error', () => {});
+quiet(fetch('http://127.0.0.1:' + port + '/fetched'));
+http.get('http://127.0.0.1:' + port + '/got').on('error', () => {});
+dns.lookup('example.invalid', () => {});
+quiet(lookup('promised.invalid'));
+const u = dgram.createSocket('udp4'); u.on('error', () => {}); u.send('x', port, '127.0.0.1', () => {});
+setTimeout(() => process.exit(0), 200);
+`
+	if err := os.WriteFile(filepath.Join(dir, "swallow.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{NetNS, Off} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := newSandbox(t, Config{Mode: mode})
+			res, err := s.Run(context.Background(), Spec{Hooks: true, Args: []string{"swallow.mjs", ls.port}, Dir: dir, Timeout: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			var got []string
+			for _, a := range res.Attempts {
+				got = append(got, a.String())
+			}
+			all := strings.Join(got, "\n")
+			for _, want := range []string{
+				"connect 127.0.0.1:" + ls.port,
+				"fetch http://127.0.0.1:" + ls.port + "/fetched",
+				"http GET http://127.0.0.1:" + ls.port + "/got",
+				"dns lookup example.invalid",
+				"dns lookup promised.invalid",
+				"udp 127.0.0.1:" + ls.port,
+			} {
+				if !strings.Contains(all, want) {
+					t.Errorf("attempt %q not recorded; recorded:\n%s", want, all)
+				}
+			}
+			if ls.accepted.Load() != 0 {
+				t.Fatalf("the listener accepted a connection although every attempt was refused")
+			}
+		})
+	}
+}
+
+func TestTimeoutKillsTheWholeGroup(t *testing.T) {
+	s := newSandbox(t, Config{Mode: NetNS})
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "grandchild.pid")
+	// The child starts a grandchild that would outlive it, then hangs.
+	script := `
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const g = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+fs.writeFileSync(process.argv[1], String(g.pid));
+setInterval(() => {}, 1000);
+`
+	start := time.Now()
+	res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, pidFile}, Timeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut {
+		t.Fatalf("the run should have timed out: %+v", res)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("the timeout took %v to take effect", d)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the grandchild did not start: %v (stderr %s)", err, res.Stderr)
+	}
+	var pid int
+	if err := json.Unmarshal(data, &pid); err != nil || pid <= 0 {
+		t.Fatalf("bad pid %q", data)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		// The grandchild is not our child: once killed it is reaped by init, so signal 0
+		// fails with ESRCH (a zombie would still answer, so look at its state too).
+		err := syscall.Kill(pid, 0)
+		stat, _ := os.ReadFile(filepath.Join("/proc", string(data), "stat"))
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the grandchild %d survived the timeout", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestCancelKillsTheChild(t *testing.T) {
+	s := newSandbox(t, Config{Mode: NetNS})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	res, err := s.Run(ctx, Spec{Name: node(t), Args: []string{"-e", "setInterval(() => {}, 1000)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Canceled || res.ExitCode == 0 {
+		t.Fatalf("the run should have been cancelled: %+v", res)
+	}
+}
+
+func TestCloseRemovesTheFolder(t *testing.T) {
+	s := newSandbox(t, Config{Mode: Off})
+	dir := s.Dir()
+	if _, err := os.Stat(filepath.Join(dir, "node", "hooks.mjs")); err != nil {
+		t.Fatalf("the scripts were not written: %v", err)
+	}
+	if s.Isolated() || !strings.Contains(s.Describe(), "--sandbox off") {
+		t.Fatalf("an off sandbox must say it is not isolated: %q", s.Describe())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the sandbox folder is still there: %v", err)
+	}
+	if _, err := s.Run(context.Background(), Spec{Name: "true"}); err == nil {
+		t.Fatal("a closed sandbox must refuse to run")
+	}
+}
+
+func TestUnknownMode(t *testing.T) {
+	if _, err := New(context.Background(), Config{Mode: "chroot", Node: node(t)}); err == nil || !strings.Contains(err.Error(), "auto, netns, off") {
+		t.Fatalf("want an error naming the modes, got %v", err)
+	}
+}
