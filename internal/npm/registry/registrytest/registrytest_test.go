@@ -1,0 +1,44 @@
+package registrytest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/plaios/plaios/internal/npm/npmrc"
+	"github.com/plaios/plaios/internal/npm/registry"
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// TestPublishToVerdaccio publishes through the HTTP API and reads the versions back with the
+// registry client, with the credentials of the npmrc testenv writes.
+func TestPublishToVerdaccio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Verdaccio")
+	}
+	reg := testenv.Verdaccio(t)
+	ctx := context.Background()
+	err := PublishAll(ctx, reg.URL, "dummy-test-token", []Release{
+		{Name: "@bench/a", Versions: []string{"0.1.0", "0.2.0", "1.0.0-beta.1"}},
+		{Name: "plain-b", Versions: []string{"1.0.0"}},
+	}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &registry.Client{NPMRC: npmrc.Parse("npmrc", nil, nil), Registry: reg.URL}
+	p, err := c.Packument(ctx, "@bench/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.VersionList(); len(got) != 3 || got[0] != "0.1.0" {
+		t.Errorf("versions = %v", got)
+	}
+	if p.Versions["0.2.0"].Integrity == "" {
+		t.Error("the full packument must carry dist.integrity")
+	}
+	// npm sees the same versions.
+	out := testenv.Run(t, t.TempDir(), reg.NPMEnv(), "npm", "view", "plain-b", "versions", "--json")
+	if !strings.Contains(out, `"1.0.0"`) {
+		t.Errorf("npm view plain-b versions = %q, want 1.0.0", out)
+	}
+}
