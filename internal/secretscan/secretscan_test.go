@@ -1,0 +1,48 @@
+package secretscan
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestScan(t *testing.T) {
+	gh := "ghp_" + strings.Repeat("a1B2", 9)
+	npm := "npm_" + strings.Repeat("Z9y8", 9)
+	cases := []struct {
+		name, content string
+		want          string // "" means not a secret
+	}{
+		{".env", "A=1", "an environment file"},
+		{"config/.env.production", "", "an environment file"},
+		{".env.example", "API_KEY=", ""},
+		{".env.example", "TOKEN=" + gh, "a GitHub token on line 1"},
+		{".npmrc", "registry=https://r.example\n//r.example/:_authToken=abc123\n", "an .npmrc with a written-out _authToken on line 2"},
+		{".npmrc", "//r.example/:_authToken=${NPM_TOKEN}\n", ""},
+		{".npmrc", "; //r/:_authToken=abc\n", ""},
+		{"keys/server.pem", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n", "a private key on line 1"},
+		{"certs/ca.pem", "-----BEGIN CERTIFICATE-----\n", ""},
+		{"id_ed25519", "whatever", "an SSH private key"},
+		{"dist/index.js", "const t = '" + npm + "';", "an npm access token on line 1"},
+		{"dist/index.js", "\n\nconst k = 'AKIAABCDEFGHIJKLMNOP'", "an AWS access key id on line 3"},
+		{"dist/index.js", "const ghp_name = 1; // ghp_short", ""},
+		{"README.md", "Set NPM_TOKEN in your CI.", ""},
+		{"img.png", "\x00\x01" + gh, ""},
+	}
+	for _, c := range cases {
+		reason, found := Scan(c.name, []byte(c.content))
+		if found != (c.want != "") || !strings.HasPrefix(reason, c.want) {
+			t.Errorf("Scan(%q) = %q, %v; want %q", c.name, reason, found, c.want)
+		}
+	}
+}
+
+func FuzzScan(f *testing.F) {
+	f.Add(".npmrc", []byte("//x/:_authToken=y"))
+	f.Add("a.js", []byte("npm_"))
+	f.Fuzz(func(t *testing.T, name string, content []byte) {
+		reason, found := Scan(name, content)
+		if found && reason == "" {
+			t.Fatal("found without a reason")
+		}
+	})
+}
