@@ -1,0 +1,1 @@
+{{partial "plaios/package/_page.tsx"}}

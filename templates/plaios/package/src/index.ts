@@ -1,0 +1,5 @@
+// {{.Title}}: one class per interface of agent-os.package.yaml. The host finds each by its
+// className through this entry and constructs it with `new Class(options)`.
+{{- range .Kinds}}
+export { {{.Class}} } from "./{{.Kind}}.js";
+{{- end}}
