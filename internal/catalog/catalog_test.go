@@ -138,8 +138,8 @@ func TestScriptSemantics(t *testing.T) {
 	}
 	s := string(got)
 	for _, want := range []string{
-		`"id": "com.framers.x.a"`,                                  // an empty manifest id falls back
-		`"name": "A <b>&</b> pack"`,                                // no HTML escaping, and description as the name
+		`"id": "com.framers.x.a"`,                                // an empty manifest id falls back
+		`"name": "A <b>&</b> pack"`,                              // no HTML escaping, and description as the name
 		`"author": {` + "\n" + `          "2": "int key first",`, // integer-like keys first
 		`"n": 1e-7`, `"m": 1.5`, `"k": "last wins"`,
 		"\"f\u2028\"", `"tab\there"`,
