@@ -166,7 +166,7 @@ func Plan(opts Options) (*Scaffold, error) {
 		if !filepath.IsAbs(t) {
 			t = filepath.Join(work, t)
 		}
-		if src.overlay, err = overlayFS(t); err != nil {
+		if src.overlay, err = overlayFS(t, opts.Template); err != nil {
 			return nil, err
 		}
 	}

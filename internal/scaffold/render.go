@@ -236,10 +236,10 @@ func expandPath(p string, data *Data) (string, error) {
 }
 
 // overlayFS opens a --template folder.
-func overlayFS(dir string) (fs.FS, error) {
+func overlayFS(dir, given string) (fs.FS, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
-		return nil, exit.Usagef("--template %s is not a folder; give a folder laid out like the embedded templates (plaios/, agentos/, openclaw/, pi/)", dir)
+		return nil, exit.Usagef("--template %s is not a folder; give a folder laid out like the embedded templates (plaios/, agentos/, openclaw/, pi/)", given)
 	}
 	return os.DirFS(dir), nil
 }

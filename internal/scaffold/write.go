@@ -36,18 +36,25 @@ func (s *Scaffold) Write() error { return s.write(osOps) }
 
 func (s *Scaffold) write(ops fsOps) (err error) {
 	var undo []func()
+	var scratch []string // the staging folder and the folder of replaced files
+	var created []string // the parent folders this write made
 	defer func() {
 		if err != nil {
 			for i := len(undo) - 1; i >= 0; i-- {
 				undo[i]()
 			}
+		}
+		for _, d := range scratch {
+			ops.RemoveAll(d)
+		}
+		if err != nil {
+			removeEmpty(ops, created)
 			err = exit.EnvErr(fmt.Errorf("%w; nothing was written", err))
 		}
 	}()
 
 	parent := filepath.Dir(s.Dir)
-	created, err := mkdirs(ops, parent)
-	undo = append(undo, func() { removeEmpty(ops, created) })
+	created, err = mkdirs(ops, parent)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", parent, unwrapPath(err))
 	}
@@ -55,7 +62,7 @@ func (s *Scaffold) write(ops fsOps) (err error) {
 	if err != nil {
 		return fmt.Errorf("create a staging folder in %s: %w", parent, unwrapPath(err))
 	}
-	defer ops.RemoveAll(stage)
+	scratch = append(scratch, stage)
 	for _, f := range s.Files {
 		p := filepath.Join(stage, filepath.FromSlash(f.Path))
 		if err := ops.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -77,7 +84,7 @@ func (s *Scaffold) write(ops fsOps) (err error) {
 		if err != nil {
 			return fmt.Errorf("create a folder for replaced files in %s: %w", parent, unwrapPath(err))
 		}
-		defer ops.RemoveAll(aside)
+		scratch = append(scratch, aside)
 		for _, f := range s.Files {
 			rel := filepath.FromSlash(f.Path)
 			target := filepath.Join(s.Dir, rel)

@@ -1,0 +1,77 @@
+import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '@framers/agentos';
+
+export interface WebSearchConfig {
+  endpoint: string;
+  apiKey?: string;
+  timeoutMs: number;
+}
+
+export interface WebSearchInput {
+  query: string;
+  limit?: number;
+}
+
+export interface WebSearchOutput {
+  query: string;
+  results: unknown[];
+}
+
+/** Looks a query up at a JSON endpoint: GET <endpoint>?q=<query>&limit=<limit>. */
+export class WebSearchTool implements ITool<WebSearchInput, WebSearchOutput> {
+  readonly id = 'com.framers.ext.web-search.web_search';
+  readonly name = 'web_search';
+  readonly displayName = 'Web Search';
+  readonly description = 'Looks a query up at the configured endpoint and returns the matching results. Use it when the user asks for something the endpoint knows.';
+  readonly category = 'research';
+  readonly hasSideEffects = false;
+  readonly inputSchema: JSONSchemaObject = {
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, description: 'What to look up' },
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 5, description: 'Most results to return' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  };
+  readonly outputSchema: JSONSchemaObject = {
+    type: 'object',
+    properties: {
+      query: { type: 'string' },
+      results: { type: 'array' },
+    },
+    required: ['query', 'results'],
+  };
+
+  constructor(private config: WebSearchConfig) {}
+
+  /** Called when the host hands over the API key secret. */
+  setApiKey(apiKey: string | undefined): void {
+    this.config = { ...this.config, apiKey };
+  }
+
+  async execute(input: WebSearchInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<WebSearchOutput>> {
+    const limit = input.limit ?? 5;
+    let url: URL;
+    try {
+      url = new URL(this.config.endpoint);
+    } catch {
+      return { success: false, error: `The endpoint ${JSON.stringify(this.config.endpoint)} is not a URL` };
+    }
+    url.searchParams.set('q', input.query);
+    url.searchParams.set('limit', String(limit));
+    try {
+      const response = await fetch(url, {
+        headers: this.config.apiKey ? { authorization: `Bearer ${this.config.apiKey}` } : {},
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+      if (!response.ok) {
+        return { success: false, error: `${url.origin} answered ${response.status}`, details: { status: response.status } };
+      }
+      const body = (await response.json()) as unknown;
+      const results = Array.isArray(body) ? body : Array.isArray((body as { results?: unknown }).results) ? (body as { results: unknown[] }).results : [];
+      return { success: true, output: { query: input.query, results: results.slice(0, limit) } };
+    } catch (error) {
+      return { success: false, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
