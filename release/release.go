@@ -206,58 +206,8 @@ func Build(in Input) (*Plan, error) {
 	plan := &Plan{SchemaVersion: SchemaVersion, Base: in.Base, Head: in.Head, Title: in.PR.Title, Breaking: in.PR.Breaking,
 		Releases: []Release{}, Refusals: []Refusal{}, Warnings: []Warning{}}
 
-	changed := make(map[string]bool, len(in.Changed))
-	for _, p := range in.Changed {
-		changed[p] = true
-	}
-	baseByName := map[string]*Package{}
-	for i := range in.BasePackages {
-		b := &in.BasePackages[i]
-		if b.Name != "" {
-			if _, dup := baseByName[b.Name]; !dup {
-				baseByName[b.Name] = b
-			}
-		}
-	}
-	names := map[string][]string{} // name → dirs, publishable head packages
-	for _, p := range in.HeadPackages {
-		if Publishable(p, in.HasRoles) && p.Name != "" {
-			names[p.Name] = append(names[p.Name], p.Dir)
-		}
-	}
+	all, root, names := consider(in)
 	tagged := taggedVersions(in.Tags)
-
-	var all []*considered
-	var root *considered
-	for _, p := range in.HeadPackages {
-		if !Publishable(p, in.HasRoles) {
-			continue
-		}
-		c := &considered{pkg: p, role: roleOf(p, in.HasRoles)}
-		if c.role == RoleRoot && root == nil {
-			root = c
-		}
-		all = append(all, c)
-		if b, ok := baseByName[p.Name]; ok && p.Name != "" {
-			c.base = b
-		}
-		c.written = c.base == nil || c.base.Version != p.Version
-		c.changed = changedFiles(p, c.base, changed)
-		if c == root && in.Catalog != nil {
-			kept := c.changed[:0:0]
-			for _, f := range c.changed {
-				if f == in.Catalog.Path {
-					c.catalog = true
-				} else {
-					kept = append(kept, f)
-				}
-			}
-			c.changed = kept
-			if changed[in.Catalog.Path] {
-				c.catalog = true
-			}
-		}
-	}
 
 	// The rules, for every package the pull request changed or wrote.
 	for _, c := range all {
@@ -338,6 +288,74 @@ func joinNames(cs []*considered) string {
 		return n[0] + " and " + n[1]
 	}
 	return strings.Join(n[:len(n)-1], ", ") + " and " + n[len(n)-1]
+}
+
+// consider finds the publishable head packages and what the pull request did to each.
+func consider(in Input) (all []*considered, root *considered, names map[string][]string) {
+	changed := make(map[string]bool, len(in.Changed))
+	for _, p := range in.Changed {
+		changed[p] = true
+	}
+	baseByName := map[string]*Package{}
+	for i := range in.BasePackages {
+		b := &in.BasePackages[i]
+		if b.Name != "" {
+			if _, dup := baseByName[b.Name]; !dup {
+				baseByName[b.Name] = b
+			}
+		}
+	}
+	names = map[string][]string{} // name → dirs, publishable head packages
+	for _, p := range in.HeadPackages {
+		if Publishable(p, in.HasRoles) && p.Name != "" {
+			names[p.Name] = append(names[p.Name], p.Dir)
+		}
+	}
+	for _, p := range in.HeadPackages {
+		if !Publishable(p, in.HasRoles) {
+			continue
+		}
+		c := &considered{pkg: p, role: roleOf(p, in.HasRoles)}
+		if c.role == RoleRoot && root == nil {
+			root = c
+		}
+		all = append(all, c)
+		if b, ok := baseByName[p.Name]; ok && p.Name != "" {
+			c.base = b
+		}
+		c.written = c.base == nil || c.base.Version != p.Version
+		c.changed = changedFiles(p, c.base, changed)
+		if c == root && in.Catalog != nil {
+			kept := c.changed[:0:0]
+			for _, f := range c.changed {
+				if f == in.Catalog.Path {
+					c.catalog = true
+				} else {
+					kept = append(kept, f)
+				}
+			}
+			c.changed = kept
+			if changed[in.Catalog.Path] {
+				c.catalog = true
+			}
+		}
+	}
+
+	return all, root, names
+}
+
+// Candidates lists the names of the packages Build will look at — the publishable packages the
+// pull request changed or wrote, and the root when the repository has a catalog — so that a
+// caller reads the registry for those only. Published is not used.
+func Candidates(in Input) []string {
+	all, root, _ := consider(in)
+	var out []string
+	for _, c := range all {
+		if c.pkg.Name != "" && (c.written || len(c.changed) > 0 || c.catalog || (c == root && in.Catalog != nil)) {
+			out = append(out, c.pkg.Name)
+		}
+	}
+	return out
 }
 
 // taggedVersions reads "<name>@<version>" tags: name → versions.

@@ -113,11 +113,7 @@ func homeDir(getenv func(string) string) string {
 	if h := getenv("HOME"); h != "" {
 		return h
 	}
-	if h := getenv("USERPROFILE"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
+	return getenv("USERPROFILE")
 }
 
 func expandHome(p string, getenv func(string) string) string {
