@@ -286,3 +286,77 @@ func TestOraclePrepare(t *testing.T) {
 	}
 	t.Logf("prepare table: %d (schema, arguments) pairs, %d answered as Ajv does", len(cases), agree)
 }
+
+// TestOracleRegexp checks the JavaScript regular expression engine against V8: which
+// patterns `new RegExp` refuses (with V8's message) and what the others match.
+func TestOracleRegexp(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "regexp_cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name   string   `json:"name"`
+		Source string   `json:"source"`
+		Flags  string   `json:"flags"`
+		Inputs []string `json:"inputs"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	nm := testenv.NodeModules(t)
+	node := testenv.LookPath(t, "node")
+	type in struct {
+		Op     string   `json:"op"`
+		Source string   `json:"source"`
+		Flags  string   `json:"flags"`
+		Inputs []string `json:"inputs"`
+	}
+	var input []in
+	for _, c := range cases {
+		input = append(input, in{"regexp", c.Source, c.Flags, c.Inputs})
+	}
+	body, _ := json.Marshal(input)
+	cmd := exec.Command(node, filepath.Join("testdata", "oracle.js"))
+	cmd.Env = append(os.Environ(), "PLAIOS_NODE_MODULES="+nm)
+	cmd.Stdin = bytes.NewReader(body)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node testdata/oracle.js: %v", err)
+	}
+	var answers []struct {
+		OK      bool   `json:"ok"`
+		Error   string `json:"error"`
+		Matches []bool `json:"matches"`
+	}
+	if err := json.Unmarshal(out, &answers); err != nil || len(answers) != len(cases) {
+		t.Fatalf("the oracle's answer: %v (%d answers)", err, len(answers))
+	}
+	agree := 0
+	for i, c := range cases {
+		a := answers[i]
+		re, err := compileJSRegexp(c.Source, c.Flags)
+		if (err == nil) != a.OK {
+			t.Errorf("%s: compiles=%v (%v), V8 compiles=%v (%s)", c.Name, err == nil, err, a.OK, a.Error)
+			continue
+		}
+		if err != nil {
+			if err.Error() != a.Error {
+				t.Errorf("%s: error %q, V8 %q", c.Name, err.Error(), a.Error)
+				continue
+			}
+			agree++
+			continue
+		}
+		ok := true
+		for j, s := range c.Inputs {
+			if got := re.test(s); got != a.Matches[j] {
+				t.Errorf("%s on %q: match=%v, V8 %v", c.Name, s, got, a.Matches[j])
+				ok = false
+			}
+		}
+		if ok {
+			agree++
+		}
+	}
+	t.Logf("regexp table: %d expressions, %d read as V8 reads them", len(cases), agree)
+}

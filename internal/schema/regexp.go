@@ -828,7 +828,7 @@ func (p *reParser) classAtom() (classItem, error) {
 			return classItem{lo: n % 32, hi: n % 32}, nil
 		}
 	case c == 'B' && p.u:
-		return classItem{}, p.err("Invalid class escape")
+		return classItem{}, p.err("Invalid escape")
 	case c == 'k' && p.u:
 		return classItem{}, p.err("Invalid escape")
 	case c >= '1' && c <= '9' && p.u:

@@ -1,0 +1,683 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	js "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/plaios/plaios/internal/jsonpos"
+)
+
+// The rule IDs of RULES.md, section "Tool schemas", that findings carry.
+const (
+	RuleInvalid        = "schema-invalid"
+	RuleTypeUnknown    = "schema-type-unknown"
+	RuleDraft          = "schema-draft"
+	RuleMetaID         = "schema-meta-id"
+	RuleAsync          = "schema-async"
+	RuleFormatUnknown  = "schema-format-unknown"
+	RuleKeywordUnknown = "schema-keyword-unknown"
+	RuleDefaultInvalid = "schema-default-invalid"
+	RuleNotStrict      = "schema-not-strict"
+	RuleToolName       = "tool-name-invalid"
+)
+
+// Finding is one fault of a schema. The caller decides its severity from Rule (and may raise
+// it when Fatal: a keyword or format that RULES.md lists as a warning breaks every call in
+// AgentOS, whose Ajv runs in strict mode).
+type Finding struct {
+	Rule    string
+	Pointer string      // JSON Pointer into the schema document ("" for the root)
+	Pos     jsonpos.Pos // where in the file; zero when the schema did not come from a file
+	Message string      // one sentence
+	Hint    string      // how to fix it, when there is something to say
+	Fatal   bool        // the AgentOS executor cannot compile the schema: every call that reads it fails
+}
+
+// Options selects the optional checks.
+type Options struct {
+	// Strict adds schema-not-strict: every object closed with "additionalProperties": false
+	// and every property listed in "required" ("not given" written as null), as OpenAI-style
+	// strict function calling, and so PLAIOS capabilities, need.
+	Strict bool
+}
+
+// Check returns the findings of a schema given as plain values (encoding/json's, or anything
+// encoding/json can encode). Findings have no positions.
+func Check(schema any, opts Options) []Finding {
+	v, err := fromGo(schema)
+	if err != nil {
+		return []Finding{{Rule: RuleInvalid, Message: "The schema is not JSON: " + err.Error() + ".", Fatal: true}}
+	}
+	return check(v, nil, opts)
+}
+
+// CheckFile returns the findings of a schema parsed from a file, each with its position.
+func CheckFile(schema *jsonpos.Value, opts Options) []Finding {
+	if schema == nil {
+		return []Finding{{Rule: RuleInvalid, Message: "The schema is missing.", Fatal: true}}
+	}
+	return check(fromJSONPos(schema), schema, opts)
+}
+
+type checker struct {
+	root     any
+	doc      *jsonpos.Value
+	opts     Options
+	findings []Finding
+	seen     map[string]bool // rule + pointer
+}
+
+func (k *checker) add(f Finding, atKey bool) {
+	id := f.Rule + "\x00" + f.Pointer
+	if k.seen[id] {
+		return
+	}
+	k.seen[id] = true
+	if k.doc != nil {
+		f.Pos = position(k.doc, f.Pointer, atKey)
+	}
+	k.findings = append(k.findings, f)
+}
+
+func check(v any, doc *jsonpos.Value, opts Options) []Finding {
+	k := &checker{root: v, doc: doc, opts: opts, seen: map[string]bool{}}
+	reg := NewRegistry()
+	reg.mu.Lock()
+	_, faults, err := reg.compile(v, true)
+	reg.mu.Unlock()
+	if err != nil {
+		k.add(Finding{Rule: RuleInvalid, Message: "The schema is not JSON: " + err.Error() + ".", Fatal: true}, false)
+		return k.findings
+	}
+	for _, f := range faults {
+		k.fault(f)
+	}
+	k.walk(v)
+	k.spec(v)
+	sort.SliceStable(k.findings, func(i, j int) bool {
+		a, b := k.findings[i], k.findings[j]
+		if a.Pos.Offset != b.Pos.Offset {
+			return a.Pos.Offset < b.Pos.Offset
+		}
+		return a.Pointer < b.Pointer
+	})
+	return k.findings
+}
+
+// fault turns what Ajv would throw into a finding.
+func (k *checker) fault(f *CompileError) {
+	msg := f.Ajv
+	fd := Finding{Pointer: f.Pointer, Fatal: true}
+	atKey := false
+	switch {
+	case strings.HasPrefix(msg, "strict mode: unknown keyword"):
+		fd.Rule = RuleKeywordUnknown
+		fd.Message = fmt.Sprintf("%q is not a draft-07 keyword; the AgentOS executor (Ajv in strict mode) refuses the schema because of it.", f.Keyword)
+		fd.Hint = keywordHint(f.Keyword)
+		atKey = true
+	case strings.HasPrefix(msg, "unknown format"):
+		name, _ := k.valueAt(f.Pointer).(string)
+		fd.Rule = RuleFormatUnknown
+		fd.Message = "The format " + quoteOr(name, "given") + " is not one ajv-formats knows; the AgentOS executor (Ajv in strict mode) refuses the schema because of it."
+		fd.Hint = formatHint(name)
+	case strings.HasPrefix(msg, "no schema with key or ref") || strings.HasPrefix(msg, "$schema must be a string"):
+		fd.Rule = RuleDraft
+		fd.Message = "\"$schema\" names another draft than draft-07, the only one the AgentOS executor's Ajv reads: every call fails."
+		fd.Hint = `Write "$schema": "http://json-schema.org/draft-07/schema#", or leave "$schema" out.`
+	case (strings.Contains(msg, "already exists") || strings.Contains(msg, "resolves to more than one schema")) && strings.Contains(f.Reason, "meta-schema"):
+		fd.Rule = RuleMetaID
+		fd.Message = "\"$id\" is the draft-07 meta-schema's own id, which Ajv already holds: every call fails."
+		fd.Hint = "Give the schema an id of its own (or none)."
+	case strings.HasPrefix(msg, "async schema"):
+		fd.Rule = RuleAsync
+		fd.Message = "An \"$async\" subschema inside a schema that is not $async: the AgentOS executor cannot compile it."
+		fd.Hint = `Remove "$async".`
+	case strings.HasPrefix(msg, "type must be JSONType") || strings.HasPrefix(msg, "schema is invalid") && typePointer(f.Pointer) != "":
+		if p := typePointer(f.Pointer); p != "" {
+			fd.Pointer = p
+		}
+		fd.Rule = RuleTypeUnknown
+		fd.Message = fmt.Sprintf("%s is not a JSON Schema type (%s); the AgentOS executor cannot compile the schema.", typeText(k, f.Pointer), "string, number, integer, boolean, null, object, array")
+		fd.Hint = typeHint(k, f.Pointer)
+	default:
+		fd.Rule = RuleInvalid
+		fd.Message = sentence(f.Reason) + " The AgentOS executor cannot compile the schema (Ajv: " + msg + ")."
+	}
+	k.add(fd, atKey)
+}
+
+// typePointer returns the pointer of the "type" keyword a meta-schema error at ptr is about
+// (ptr itself, or its parent for an entry of a type array), or "" when it is about something
+// else, such as a property that happens to be named "type".
+func typePointer(ptr string) string {
+	p := ptr
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && isArrayIndex(p[i+1:]) {
+		p = p[:i]
+	}
+	if lastToken(p) != "type" {
+		return ""
+	}
+	parent := strings.TrimSuffix(p, "/type")
+	for _, s := range []string{"/properties", "/definitions", "/$defs", "/patternProperties", "/dependencies"} {
+		if strings.HasSuffix(parent, s) {
+			return ""
+		}
+	}
+	return p
+}
+
+// valueAt finds the value at ptr in the checked schema.
+func (k *checker) valueAt(ptr string) any {
+	cur := k.root
+	if ptr == "" {
+		return cur
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		next, ok := childOf(cur, unescapePointer(tok))
+		if !ok {
+			return nil
+		}
+		cur = next
+	}
+	return cur
+}
+
+func typeText(k *checker, ptr string) string {
+	return fmt.Sprintf("\"type\" %s", jsonOf(k.valueAt(ptr)))
+}
+
+func jsonOf(v any) string {
+	s := jsonString(v)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func quoteOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func sentence(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
+// walk visits every subschema, for the checks that do not depend on Ajv reaching it.
+func (k *checker) walk(root any) {
+	var visit func(v any, ptr string, depth int, isRoot bool)
+	visit = func(v any, ptr string, depth int, isRoot bool) {
+		o, ok := v.(*object)
+		if !ok || depth > maxDepth {
+			return
+		}
+		for _, kw := range o.ordered() {
+			if !knownKeywords[kw] {
+				k.add(Finding{Rule: RuleKeywordUnknown, Pointer: ptr + "/" + escapePointer(kw),
+					Message: fmt.Sprintf("%q is not a draft-07 keyword (the AgentOS executor never reads this subschema, other validators ignore the keyword).", kw),
+					Hint:    keywordHint(kw)}, true)
+			}
+		}
+		if fv, ok := o.get("format"); ok {
+			if name, ok := fv.(string); ok {
+				if _, known := formats[name]; !known {
+					k.add(Finding{Rule: RuleFormatUnknown, Pointer: ptr + "/format",
+						Message: fmt.Sprintf("The format %q is not one ajv-formats knows (the AgentOS executor never reads this subschema; other validators ignore it).", name),
+						Hint:    formatHint(name)}, false)
+				}
+			}
+		}
+		if sv, ok := o.get("$schema"); ok && !isRoot {
+			if s, ok := sv.(string); ok && s != "" && normalizeID(s) != metaID && normalizeID(s) != "http://json-schema.org/schema" {
+				k.add(Finding{Rule: RuleDraft, Pointer: ptr + "/$schema",
+					Message: fmt.Sprintf("\"$schema\" %q inside a subschema names another draft; Ajv ignores it there and reads draft-07.", s),
+					Hint:    `Remove the nested "$schema".`}, false)
+			}
+		}
+		if av, ok := o.get("$async"); ok && jsTruthy(av) {
+			if isRoot {
+				k.add(Finding{Rule: RuleAsync, Pointer: "/$async",
+					Message: "The schema is $async: the AgentOS executor calls Ajv's validator without awaiting it, so arguments are never rejected, and a rejected promise nobody handles can stop the host.",
+					Hint:    `Remove "$async": true.`}, false)
+			} else {
+				k.add(Finding{Rule: RuleAsync, Pointer: ptr + "/$async",
+					Message: "An \"$async\" subschema inside a schema that is not $async: Ajv cannot compile it when it reaches it.",
+					Hint:    `Remove "$async".`}, false)
+			}
+		}
+		if d, ok := o.get("default"); ok && !isRoot {
+			k.checkDefault(root, o, ptr, d)
+		}
+		if k.opts.Strict {
+			k.strict(o, ptr)
+		}
+		forEachSubschema(o, ptr, func(sub any, p string) { visit(sub, p, depth+1, false) })
+	}
+	visit(root, "", 0, true)
+}
+
+// forEachSubschema calls f for every draft-07 subschema of o.
+func forEachSubschema(o *object, ptr string, f func(any, string)) {
+	for _, kw := range o.ordered() {
+		v := o.vals[kw]
+		p := ptr + "/" + escapePointer(kw)
+		switch kw {
+		case "properties", "patternProperties", "definitions", "$defs", "dependencies":
+			if m, ok := v.(*object); ok {
+				for _, name := range m.ordered() {
+					if _, isArr := m.vals[name].(*array); kw == "dependencies" && isArr {
+						continue
+					}
+					f(m.vals[name], p+"/"+escapePointer(name))
+				}
+			}
+		case "items", "allOf", "anyOf", "oneOf":
+			if a, ok := v.(*array); ok {
+				for i, it := range a.items {
+					f(it, fmt.Sprintf("%s/%d", p, i))
+				}
+			} else if kw == "items" {
+				f(v, p)
+			}
+		case "additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else":
+			f(v, p)
+		}
+	}
+}
+
+// checkDefault reports a default its own schema rejects, as Ajv would validate it once
+// written (coerced, with nested defaults).
+func (k *checker) checkDefault(root any, o *object, ptr string, d any) {
+	reg := NewRegistry()
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	c := &compiler{reg: reg, collect: true, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}, reached: map[string]bool{}}
+	var n *node
+	func() {
+		defer func() {
+			if x := recover(); x != nil {
+				if _, ok := x.(abort); !ok {
+					panic(x)
+				}
+			}
+		}()
+		e := c.addSchema(root)
+		if e == nil {
+			return
+		}
+		it := &cctx{env: e, schema: o, baseID: baseIDAt(root, ptr), errSchemaPath: "#", ptr: ptr, allErrors: true, createErrors: true,
+			opts: userOpts, dataVar: "data", vars: &varCounters{}}
+		n = c.subschemaCode(it)
+	}()
+	if n == nil {
+		return
+	}
+	ev := &evaluator{coerce: true, defaults: true}
+	s := &Schema{root: &env{fn: &fnNode{body: n, opts: userOpts}}}
+	_, errs := ev.call(s, deepCopy(d))
+	if len(errs) == 0 {
+		return
+	}
+	var msgs []string
+	for i, e := range errs {
+		if i == 3 {
+			msgs = append(msgs, "…")
+			break
+		}
+		msgs = append(msgs, e.String())
+	}
+	k.add(Finding{Rule: RuleDefaultInvalid, Pointer: ptr + "/default",
+		Message: fmt.Sprintf("The default %s fails its own schema (%s): a call that leaves the value out fails.", jsonOf(d), strings.Join(msgs, "; ")),
+		Hint:    "Change the default so that it satisfies the schema next to it."}, false)
+}
+
+// baseIDAt computes the base URI in force at ptr, as Ajv's code generation tracks it.
+func baseIDAt(root any, ptr string) string {
+	base := ""
+	if o, ok := root.(*object); ok {
+		if s, ok := o.get("$id"); ok {
+			if str, ok := s.(string); ok {
+				base = normalizeID(str)
+			}
+		}
+	}
+	if base == "" {
+		base = "#"
+	}
+	cur := root
+	if ptr == "" {
+		return base
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		next, ok := childOf(cur, unescapePointer(tok))
+		if !ok {
+			break
+		}
+		cur = next
+		if o, ok := cur.(*object); ok {
+			if s, ok := o.get("$id"); ok {
+				if str, ok := s.(string); ok && str != "" {
+					base = resolveURL(base, str)
+				}
+			}
+		}
+	}
+	return base
+}
+
+// strict reports what OpenAI-style strict mode refuses in one object schema.
+func (k *checker) strict(o *object, ptr string) {
+	isObject := o.has("properties")
+	switch t := o.vals["type"].(type) {
+	case string:
+		isObject = isObject || t == "object"
+	case *array:
+		for _, x := range t.items {
+			isObject = isObject || x == "object"
+		}
+	}
+	if !isObject {
+		return
+	}
+	if ap, ok := o.get("additionalProperties"); !ok || ap != false {
+		p := ptr
+		if ok {
+			p = ptr + "/additionalProperties"
+		}
+		k.add(Finding{Rule: RuleNotStrict, Pointer: p,
+			Message: "The object does not close with \"additionalProperties\": false, which strict mode requires.",
+			Hint:    `Add "additionalProperties": false.`}, ok)
+	}
+	props, _ := o.vals["properties"].(*object)
+	if props == nil {
+		return
+	}
+	required := map[string]bool{}
+	if r, ok := o.vals["required"].(*array); ok {
+		for _, x := range r.items {
+			if s, ok := x.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	for _, name := range props.ordered() {
+		if required[name] {
+			continue
+		}
+		hint := fmt.Sprintf("Add %q to \"required\".", name)
+		if !allowsNull(props.vals[name]) {
+			hint = fmt.Sprintf("Add %q to \"required\" and let it be null when it is not given (\"type\": [\"…\", \"null\"]).", name)
+		}
+		k.add(Finding{Rule: RuleNotStrict, Pointer: ptr + "/properties/" + escapePointer(name),
+			Message: fmt.Sprintf("The property %q is not in \"required\"; strict mode needs every property listed.", name),
+			Hint:    hint}, true)
+	}
+}
+
+// allowsNull says whether a property schema lets null through.
+func allowsNull(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case *object:
+		if t, ok := x.get("type"); ok {
+			switch tt := t.(type) {
+			case string:
+				if tt == "null" {
+					return true
+				}
+			case *array:
+				for _, it := range tt.items {
+					if it == "null" {
+						return true
+					}
+				}
+			}
+			if n, ok := x.get("nullable"); ok && n == true {
+				return true
+			}
+			return false
+		}
+		for _, kw := range []string{"anyOf", "oneOf"} {
+			if a, ok := x.vals[kw].(*array); ok {
+				for _, b := range a.items {
+					if allowsNull(b) {
+						return true
+					}
+				}
+				return false
+			}
+		}
+		if e, ok := x.vals["enum"].(*array); ok {
+			for _, it := range e.items {
+				if it == nil {
+					return true
+				}
+			}
+			return false
+		}
+		if c, ok := x.get("const"); ok {
+			return c == nil
+		}
+		return true
+	}
+	return false
+}
+
+// spec compiles the schema with santhosh-tekuri/jsonschema as plain draft-07 (no Ajv
+// strictness) and reports what keeps it from compiling that Ajv did not already report:
+// a fault there breaks validators other than AgentOS's even where Ajv never looks.
+func (k *checker) spec(v any) {
+	c := js.NewCompiler()
+	c.DefaultDraft(js.Draft7)
+	c.UseLoader(refuseLoader{})
+	c.UseRegexpEngine(func(s string) (js.Regexp, error) {
+		re, err := compileJSRegexp(s, "u")
+		if err != nil {
+			return nil, err
+		}
+		return specRegexp{re}, nil
+	})
+	const url = "file:///plaios/schema.json"
+	if err := c.AddResource(url, toGo(v)); err != nil {
+		return
+	}
+	_, err := c.Compile(url)
+	if err == nil {
+		return
+	}
+	var sve *js.SchemaValidationError
+	var ve *js.ValidationError
+	var nf *js.JSONPointerNotFoundError
+	var lu *js.LoadURLError
+	var rx *js.InvalidRegexError
+	switch {
+	case errors.As(err, &sve) && errors.As(sve.Err, &ve):
+		for _, leaf := range leaves(ve) {
+			p := pointerOf(leaf.InstanceLocation)
+			if k.seenPointer(p) {
+				continue
+			}
+			k.add(Finding{Rule: RuleInvalid, Pointer: p,
+				Message: "The schema breaks the draft-07 meta-schema here: " + leafMessage(ve, p) + "."}, false)
+		}
+	case errors.As(err, &nf):
+		frag := nf.URL[strings.IndexByte(nf.URL, '#')+1:]
+		p := refSite(v, "#"+frag)
+		if !k.seenPointer(p) {
+			k.add(Finding{Rule: RuleInvalid, Pointer: p, Message: fmt.Sprintf("The reference %q leads nowhere in the schema.", "#"+frag)}, false)
+		}
+	case errors.As(err, &lu):
+		p := refSite(v, lu.URL)
+		if !k.seenPointer(p) {
+			k.add(Finding{Rule: RuleInvalid, Pointer: p, Message: fmt.Sprintf("The reference %q points outside the schema; validators do not fetch it.", lu.URL),
+				Hint: "Put the referenced schema under \"definitions\" and refer to it with \"#/definitions/…\"."}, false)
+		}
+	case errors.As(err, &rx):
+		p := ""
+		if i := strings.IndexByte(rx.URL, '#'); i >= 0 {
+			p = rx.URL[i+1:]
+		}
+		if !k.seenPointer(p) {
+			k.add(Finding{Rule: RuleInvalid, Pointer: p, Message: fmt.Sprintf("%q is not a regular expression: %v.", rx.Regex, rx.Err)}, false)
+		}
+	default:
+		if !k.seenPointer("") {
+			k.add(Finding{Rule: RuleInvalid, Message: "The schema does not compile as draft-07: " + err.Error() + "."}, false)
+		}
+	}
+}
+
+// seenPointer says whether some finding already stands at ptr or below it.
+func (k *checker) seenPointer(ptr string) bool {
+	for _, f := range k.findings {
+		if f.Pointer == ptr || strings.HasPrefix(f.Pointer, ptr+"/") || strings.HasPrefix(ptr, f.Pointer+"/") && f.Rule != RuleNotStrict {
+			return true
+		}
+	}
+	return false
+}
+
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("plaios does not fetch schemas")
+}
+
+type specRegexp struct{ re *jsRegexp }
+
+func (r specRegexp) String() string            { return r.re.source }
+func (r specRegexp) MatchString(s string) bool { return r.re.test(s) }
+
+func leaves(e *js.ValidationError) []*js.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*js.ValidationError{e}
+	}
+	var out []*js.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(t))
+	}
+	return b.String()
+}
+
+// leafMessage picks the library's words for the errors at ptr.
+func leafMessage(e *js.ValidationError, ptr string) string {
+	var msgs []string
+	for _, line := range strings.Split(e.Error(), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "-"))
+		prefix := fmt.Sprintf("at '%s': ", ptr)
+		if strings.HasPrefix(line, prefix) {
+			m := strings.TrimPrefix(line, prefix)
+			if !strings.HasSuffix(m, "failed") {
+				msgs = append(msgs, m)
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return "invalid value"
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// refSite finds the $ref whose value is ref, or the root.
+func refSite(v any, ref string) string {
+	found := ""
+	var visit func(v any, ptr string, depth int)
+	visit = func(v any, ptr string, depth int) {
+		if found != "" || depth > maxDepth {
+			return
+		}
+		switch x := v.(type) {
+		case *object:
+			for _, kw := range x.ordered() {
+				if kw == "$ref" && x.vals[kw] == ref {
+					found = ptr + "/$ref"
+					return
+				}
+				visit(x.vals[kw], ptr+"/"+escapePointer(kw), depth+1)
+			}
+		case *array:
+			for i, it := range x.items {
+				visit(it, fmt.Sprintf("%s/%d", ptr, i), depth+1)
+			}
+		}
+	}
+	visit(v, "", 0)
+	return found
+}
+
+// lookupPointer finds the value at ptr in a parsed document.
+func lookupPointer(doc *jsonpos.Value, ptr string) (*jsonpos.Value, bool) {
+	if doc == nil {
+		return nil, false
+	}
+	cur := doc
+	if ptr == "" {
+		return cur, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = unescapePointer(tok)
+		switch cur.Kind {
+		case jsonpos.Object:
+			next := cur.Get(tok)
+			if next == nil {
+				return nil, false
+			}
+			cur = next
+		case jsonpos.Array:
+			var i int
+			if _, err := fmt.Sscan(tok, &i); err != nil || i < 0 || i >= len(cur.Items) || !isArrayIndex(tok) {
+				return nil, false
+			}
+			cur = cur.Items[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// position is where a finding points in the file: the key of the last member when atKey,
+// else the value (the nearest existing ancestor when the pointer goes past the document).
+func position(doc *jsonpos.Value, ptr string, atKey bool) jsonpos.Pos {
+	for {
+		if atKey && ptr != "" {
+			i := strings.LastIndexByte(ptr, '/')
+			if parent, ok := lookupPointer(doc, ptr[:i]); ok {
+				if m := parent.Member(unescapePointer(ptr[i+1:])); m != nil {
+					return m.KeyPos
+				}
+			}
+		}
+		if v, ok := lookupPointer(doc, ptr); ok {
+			return v.Pos
+		}
+		if ptr == "" {
+			return doc.Pos
+		}
+		ptr = ptr[:strings.LastIndexByte(ptr, '/')]
+		atKey = false
+	}
+}

@@ -1,0 +1,100 @@
+package schema
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Dialect names the runtime whose rules a tool name must follow.
+type Dialect int
+
+const (
+	// PLAIOS capability (function) names: ^[a-zA-Z0-9_-]+$, as the model's function calling
+	// needs them.
+	PLAIOS Dialect = iota + 1
+	// MCP tool names: 1 to 128 of [A-Za-z0-9_.-].
+	MCP
+)
+
+func (d Dialect) String() string {
+	switch d {
+	case PLAIOS:
+		return "PLAIOS"
+	case MCP:
+		return "MCP"
+	}
+	return fmt.Sprintf("Dialect(%d)", int(d))
+}
+
+var (
+	plaiosName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	mcpName    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+)
+
+// ToolName returns an error (rule tool-name-invalid) when the runtime refuses the name.
+func ToolName(name string, d Dialect) error {
+	switch d {
+	case PLAIOS:
+		if name == "" {
+			return fmt.Errorf("the capability name is empty; PLAIOS needs letters, digits, _ or -")
+		}
+		if !plaiosName.MatchString(name) {
+			return fmt.Errorf("the capability name %q has %s; PLAIOS allows only letters, digits, _ and -", name, firstBad(name, "_-"))
+		}
+	case MCP:
+		if name == "" {
+			return fmt.Errorf("the tool name is empty; MCP needs 1 to 128 letters, digits, _, . or -")
+		}
+		if len(name) > 128 {
+			return fmt.Errorf("the tool name %q is %d characters long; MCP allows at most 128", name, len(name))
+		}
+		if !mcpName.MatchString(name) {
+			return fmt.Errorf("the tool name %q has %s; MCP allows only letters, digits, _, . and -", name, firstBad(name, "_.-"))
+		}
+	default:
+		return fmt.Errorf("unknown tool name dialect %v", d)
+	}
+	return nil
+}
+
+func firstBad(name, extra string) string {
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		for _, e := range extra {
+			ok = ok || r == e
+		}
+		if !ok {
+			if r == ' ' {
+				return "a space"
+			}
+			return fmt.Sprintf("%q", r)
+		}
+	}
+	return "a character outside the allowed set"
+}
+
+// Duplicate is a name given to more than one tool.
+type Duplicate struct {
+	Name    string
+	Indexes []int // positions in the list given, in order
+}
+
+// DuplicateNames returns the names that occur more than once (rule tool-name-invalid: the
+// runtimes need unique names), in the order of their first occurrence.
+func DuplicateNames(names []string) []Duplicate {
+	at := map[string][]int{}
+	var order []string
+	for i, n := range names {
+		if _, ok := at[n]; !ok {
+			order = append(order, n)
+		}
+		at[n] = append(at[n], i)
+	}
+	var out []Duplicate
+	for _, n := range order {
+		if len(at[n]) > 1 {
+			out = append(out, Duplicate{Name: n, Indexes: at[n]})
+		}
+	}
+	return out
+}
