@@ -52,6 +52,10 @@ func (l *loader) gatherBundles(w *walker, m *manifest, projectRoot bool) error {
 		if err != nil {
 			return err
 		}
+		if l.bundles == nil {
+			l.bundles = map[string]*walker{}
+		}
+		l.bundles[rel] = bw
 		if err := bw.walk(); err != nil {
 			return fmt.Errorf("bundled dependency %s: %w", name, err)
 		}

@@ -36,11 +36,14 @@ type List struct {
 }
 
 type loader struct {
-	fsys  fs.FS
-	dir   string
-	files map[string]bool
-	root  *walker
-	seen  map[string]bool
+	fsys    fs.FS
+	dir     string
+	files   map[string]bool
+	root    *walker
+	seen    map[string]bool
+	extra   []ruleLine         // the workspace root's rules, added to the defaults
+	bundles map[string]*walker // bundled dependencies' walkers by folder
+	focus   []string           // when set, walk only along this path (Covers)
 }
 
 func (l *loader) add(p string) { l.files[p] = true }
@@ -70,6 +73,7 @@ func Load(fsys fs.FS, dir string, opts Options) (*List, error) {
 			return nil, err
 		}
 	}
+	l.extra = extra
 	t := &tree{m: m, hasWorkspaces: hasWS, dir: dir}
 	w, err := l.newWalker(nil, dir, "", rootIgnoreFiles, true, t, nil, extra)
 	if err != nil {
@@ -149,55 +153,6 @@ func cleanRel(p string) string {
 	return p
 }
 
-// Covers reports whether path would be packed if it existed as a regular file with the
-// package otherwise as it is now: a build output such as dist/index.js counts as shipped
-// before the build when `files` and the ignore files let it through. For an existing path it
-// is Has. (npm treats a `files` entry naming an existing file slightly differently from one
-// naming a missing file; Covers judges a missing path by today's rules.)
-func (l *List) Covers(p string) bool {
-	p = cleanRel(p)
-	if p == "" || strings.HasPrefix(p, "../") || p == ".." {
-		return false
-	}
-	if l.files[p] {
-		return true
-	}
-	parts := strings.Split(p, "/")
-	w := l.l.root
-	for _, d := range parts[:len(parts)-1] {
-		if c, ok := w.children[d]; ok {
-			w = c
-			continue
-		}
-		if w.entry(d) != nil {
-			return false // the folder exists and npm does not walk it (or it is a file)
-		}
-		passDir, _ := w.filterEntry(d, true, "")
-		if !passDir || strings.Contains(d, "*") {
-			return false
-		}
-		passFile, _ := w.filterEntry(d, false, "")
-		exact := passFile
-		if !exact {
-			exact, _ = w.filterEntry(d+"/", false, "")
-		}
-		c, err := w.child(d, exact)
-		if err != nil {
-			return false
-		}
-		w = c
-	}
-	name := parts[len(parts)-1]
-	if w.entry(name) != nil {
-		return false // it exists and is not packed
-	}
-	if strings.Contains(name, "*") {
-		return false
-	}
-	ok, _ := w.filterEntry(name, false, "")
-	return ok
-}
-
 func (w *walker) entry(name string) fs.DirEntry {
 	for _, e := range w.entries {
 		if e.Name() == name {
@@ -221,13 +176,17 @@ func (l *List) Why(p string) string {
 	}
 	parts := strings.Split(p, "/")
 	w := l.l.root
+	// Inside a bundled dependency, its own rules decide.
+	for i := len(parts) - 1; i > 0; i-- {
+		if bw, ok := l.l.bundles[strings.Join(parts[:i], "/")]; ok {
+			w, parts = bw, parts[i:]
+			break
+		}
+	}
 	for i, name := range parts {
 		last := i == len(parts)-1
 		e := w.entry(name)
 		if e == nil {
-			if w.entries == nil && w != l.l.root && len(w.children) == 0 {
-				return "it does not exist"
-			}
 			return "it does not exist"
 		}
 		kind := entryKind(e)
@@ -244,6 +203,9 @@ func (l *List) Why(p string) string {
 				return "it is a folder"
 			}
 			if ok, r := w.filterEntry(name, false, ""); !ok {
+				if n := w.neverRule(name, false, ""); n != nil {
+					return n.phrase()
+				}
 				return r.phrase()
 			}
 			return "npm leaves it out"
@@ -254,6 +216,9 @@ func (l *List) Why(p string) string {
 		c, ok := w.children[name]
 		if !ok {
 			if _, r := w.filterEntry(name, true, ""); r != nil {
+				if n := w.neverRule(name, true, ""); n != nil {
+					return n.phrase()
+				}
 				return r.phrase()
 			}
 			return "npm leaves its folder out"
@@ -261,6 +226,35 @@ func (l *List) Why(p string) string {
 		w = c
 	}
 	return "npm leaves it out"
+}
+
+// neverRule finds, for an entry npm leaves out, one of npm's always-excluded rules that matches
+// it: "npm never packs node_modules" says more than "not listed in files" when both hold.
+func (w *walker) neverRule(entry string, partial bool, entryBasename string) *rule {
+	if w.parent != nil {
+		base := entryBasename
+		if base == "" {
+			base = entry
+		}
+		if r := w.parent.neverRule(w.basename+"/"+entry, partial, base); r != nil {
+			return r
+		}
+	}
+	for _, f := range w.ignoreFiles {
+		if f != setDefaults && f != setStrict {
+			continue
+		}
+		rs := w.rules[f]
+		if rs == nil || !rs.set {
+			continue
+		}
+		for _, r := range rs.rules {
+			if !r.mm.Negate && strings.HasPrefix(r.why, "npm never packs") && matchRule(r, entry, partial, entryBasename) {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 func (r *rule) phrase() string {

@@ -3,6 +3,7 @@ package packlist
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/plaios/plaios/internal/npm/packlist/internal/minimatch"
 )
@@ -30,6 +31,35 @@ type ruleLine struct {
 // ignore-walk's options for every ignore rule.
 var ruleOptions = minimatch.Options{Dot: true, NoCase: true, MatchBase: true}
 
+// ruleCache keeps compiled rules by text: a Minimatch is immutable once built, and the same
+// default rules are compiled for every folder of every package otherwise.
+var ruleCache struct {
+	sync.Mutex
+	m map[string]*minimatch.Minimatch
+}
+
+const ruleCacheMax = 20000
+
+func compileRule(text string) (*minimatch.Minimatch, error) {
+	ruleCache.Lock()
+	mm, ok := ruleCache.m[text]
+	ruleCache.Unlock()
+	if ok {
+		return mm, nil
+	}
+	mm, err := minimatch.New(text, ruleOptions)
+	if err != nil {
+		return nil, err
+	}
+	ruleCache.Lock()
+	if ruleCache.m == nil || len(ruleCache.m) >= ruleCacheMax {
+		ruleCache.m = map[string]*minimatch.Minimatch{}
+	}
+	ruleCache.m[text] = mm
+	ruleCache.Unlock()
+	return mm, nil
+}
+
 // splitLines is JavaScript's text.split(/\r?\n/).
 func splitLines(text string) []string {
 	lines := strings.Split(text, "\n")
@@ -50,7 +80,7 @@ func parseRules(lines []ruleLine) ([]*rule, error) {
 			if text == "" || strings.HasPrefix(text, "#") {
 				continue
 			}
-			mm, err := minimatch.New(text, ruleOptions)
+			mm, err := compileRule(text)
 			if err != nil {
 				return nil, &RuleError{Rule: text, Source: l.why, Err: err}
 			}

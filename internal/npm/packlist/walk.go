@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/plaios/plaios/internal/npm/packlist/internal/minimatch"
 )
 
 // This file ports ignore-walk 8's Walker and npm-packlist 10's PackWalker: each folder is a
@@ -133,8 +135,15 @@ func (w *walker) filterEntries() error {
 	} else if rs := w.rules[".npmignore"]; rs != nil && rs.set {
 		w.null(".gitignore")
 	}
+	depth := 0
+	if w.rel != "" {
+		depth = strings.Count(w.rel, "/") + 1
+	}
 	for _, e := range w.entries {
 		name := e.Name()
+		if w.l.focus != nil && (depth >= len(w.l.focus) || name != w.l.focus[depth]) {
+			continue
+		}
 		passFile, _ := w.filterEntry(name, false, "")
 		passDir, _ := w.filterEntry(name, true, "")
 		if !passFile && !passDir {
@@ -215,6 +224,8 @@ func (w *walker) filterEntry(entry string, partial bool, entryBasename string) (
 			return false, culprit
 		}
 	}
+	var v entryVariants
+	v.entry, v.base = entry, entryBasename
 	for _, f := range w.ignoreFiles {
 		rs := w.rules[f]
 		if rs == nil || !rs.set {
@@ -224,7 +235,7 @@ func (w *walker) filterEntry(entry string, partial bool, entryBasename string) (
 			if r.mm.Negate == included {
 				continue
 			}
-			if matchRule(r, entry, partial, entryBasename) {
+			if v.match(r, partial) {
 				included = r.mm.Negate
 				if !included {
 					culprit = r
@@ -233,6 +244,39 @@ func (w *walker) filterEntry(entry string, partial bool, entryBasename string) (
 		}
 	}
 	return included, culprit
+}
+
+// entryVariants are the spellings of an entry ignore-walk tries ("/x", "x", "/x/", "x/", and the
+// basename forms), split once and shared by all the rules of a folder.
+type entryVariants struct {
+	entry, base string
+	paths       [8]*minimatch.Path
+}
+
+func (v *entryVariants) path(i int) *minimatch.Path {
+	if v.paths[i] == nil {
+		var s string
+		switch i {
+		case 0:
+			s = "/" + v.entry
+		case 1:
+			s = v.entry
+		case 2:
+			s = "/" + v.entry + "/"
+		case 3:
+			s = v.entry + "/"
+		case 4:
+			s = "/" + v.base + "/"
+		case 5:
+			s = v.base + "/"
+		case 6:
+			s = "/" + v.base
+		case 7:
+			s = v.base
+		}
+		v.paths[i] = minimatch.SplitPath(s)
+	}
+	return v.paths[i]
 }
 
 func isRelativeRule(r *rule) bool {
@@ -249,24 +293,29 @@ func isRelativeRule(r *rule) bool {
 }
 
 func matchRule(r *rule, entry string, partial bool, entryBasename string) bool {
+	v := entryVariants{entry: entry, base: entryBasename}
+	return v.match(r, partial)
+}
+
+func (v *entryVariants) match(r *rule, partial bool) bool {
 	mm := r.mm
-	if mm.Match("/"+entry, false) || mm.Match(entry, false) {
+	if mm.MatchPath(v.path(0), false) || mm.MatchPath(v.path(1), false) {
 		return true
 	}
 	if !partial {
 		return false
 	}
-	if mm.Match("/"+entry+"/", false) || mm.Match(entry+"/", false) {
+	if mm.MatchPath(v.path(2), false) || mm.MatchPath(v.path(3), false) {
 		return true
 	}
-	if mm.Negate && (mm.Match("/"+entry, true) || mm.Match(entry, true)) {
+	if mm.Negate && (mm.MatchPath(v.path(0), true) || mm.MatchPath(v.path(1), true)) {
 		return true
 	}
-	if entryBasename != "" && isRelativeRule(r) {
-		if mm.Match("/"+entryBasename+"/", false) || mm.Match(entryBasename+"/", false) {
+	if v.base != "" && isRelativeRule(r) {
+		if mm.MatchPath(v.path(4), false) || mm.MatchPath(v.path(5), false) {
 			return true
 		}
-		if mm.Negate && (mm.Match("/"+entryBasename, true) || mm.Match(entryBasename, true)) {
+		if mm.Negate && (mm.MatchPath(v.path(6), true) || mm.MatchPath(v.path(7), true)) {
 			return true
 		}
 	}

@@ -57,6 +57,7 @@ type Minimatch struct {
 	Empty     bool       // the empty pattern: matches only ""
 	GlobParts [][]string // the brace-expanded, slash-split, optimized segments
 	set       [][]*part
+	globstar  []bool // set[i] holds a **
 	opts      Options
 }
 
@@ -99,6 +100,11 @@ func New(pattern string, opts Options) (*Minimatch, error) {
 			ps[i] = p
 		}
 		m.set = append(m.set, ps)
+		gs := false
+		for _, p := range ps {
+			gs = gs || p.kind == partGlobstar
+		}
+		m.globstar = append(m.globstar, gs)
 	}
 	return m, nil
 }
@@ -245,39 +251,53 @@ func (m *Minimatch) parse(pattern string) (*part, error) {
 // flipNegate option): the caller reads Negate to know what a match means. partial reports a
 // match when f runs out before the pattern does.
 func (m *Minimatch) Match(f string, partial bool) bool {
-	if m.Comment {
-		return false
-	}
-	if m.Empty {
-		return f == ""
-	}
-	if f == "/" && partial {
-		return true
-	}
+	return m.MatchPath(SplitPath(f), partial)
+}
+
+// Path is a path split for matching, to match one path against many patterns.
+type Path struct {
+	full     string
+	parts    []string
+	basename []string
+}
+
+// SplitPath splits f as minimatch does (runs of "/" separate segments).
+func SplitPath(f string) *Path {
 	ff := slashSplit(f)
 	filename := ff[len(ff)-1]
 	for i := len(ff) - 2; filename == "" && i >= 0; i-- {
 		filename = ff[i]
 	}
-	for _, pattern := range m.set {
-		file := ff
+	return &Path{full: f, parts: ff, basename: []string{filename}}
+}
+
+// MatchPath is Match on a split path.
+func (m *Minimatch) MatchPath(p *Path, partial bool) bool {
+	if m.Comment {
+		return false
+	}
+	if m.Empty {
+		return p.full == ""
+	}
+	if p.full == "/" && partial {
+		return true
+	}
+	for i, pattern := range m.set {
+		file := p.parts
 		if m.opts.MatchBase && len(pattern) == 1 {
-			file = []string{filename}
+			file = p.basename
 		}
-		if m.matchOne(file, pattern, partial) {
+		var hit bool
+		if m.globstar[i] {
+			hit = m.matchGlobstar(file, pattern, partial, 0, 0)
+		} else {
+			hit = m.matchOneAt(file, pattern, partial, 0, 0)
+		}
+		if hit {
 			return true
 		}
 	}
 	return false
-}
-
-func (m *Minimatch) matchOne(file []string, pattern []*part, partial bool) bool {
-	for _, p := range pattern {
-		if p.kind == partGlobstar {
-			return m.matchGlobstar(file, pattern, partial, 0, 0)
-		}
-	}
-	return m.matchOneAt(file, pattern, partial, 0, 0)
 }
 
 // jsSlice is Array.prototype.slice for non-negative bounds: empty when start >= end.

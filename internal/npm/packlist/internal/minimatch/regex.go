@@ -62,6 +62,10 @@ type jsRegexp struct {
 	icase   bool
 	unicode bool
 	anchorS bool // every branch starts with ^
+	// lit is set when the expression is ^literal$ over ASCII without the u flag: a test is then
+	// a (case-insensitive) comparison, which is what most ignore rules come down to.
+	lit    []byte
+	hasLit bool
 }
 
 type reParser struct {
@@ -91,7 +95,48 @@ func compileJS(source string, icase, uflag bool) (*jsRegexp, error) {
 	}
 	re := &jsRegexp{root: root, icase: icase, unicode: uflag}
 	re.anchorS = startsAnchored(root)
+	re.lit, re.hasLit = asciiLiteral(root, uflag)
 	return re, nil
+}
+
+// asciiLiteral recognizes ^c1c2…cn$ where every c is an ASCII character.
+func asciiLiteral(n *reNode, uflag bool) ([]byte, bool) {
+	if uflag || n.kind != reSeq || len(n.subs) < 2 || n.subs[0].kind != reBOL || n.subs[len(n.subs)-1].kind != reEOL {
+		return nil, false
+	}
+	var lit []byte
+	for _, c := range n.subs[1 : len(n.subs)-1] {
+		if c.kind != reChar || c.ch >= 0x80 {
+			return nil, false
+		}
+		lit = append(lit, byte(c.ch))
+	}
+	return lit, true
+}
+
+func asciiUpper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 32
+	}
+	return c
+}
+
+// testLiteral compares s with an ASCII literal. Without the u flag no non-ASCII character
+// canonicalizes to an ASCII one, so a non-ASCII byte never matches.
+func (re *jsRegexp) testLiteral(s string) bool {
+	if len(s) != len(re.lit) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		a, b := s[i], re.lit[i]
+		if a >= 0x80 {
+			return false
+		}
+		if a != b && (!re.icase || asciiUpper(a) != asciiUpper(b)) {
+			return false
+		}
+	}
+	return true
 }
 
 func startsAnchored(n *reNode) bool {
@@ -688,6 +733,20 @@ type reMatcher struct {
 }
 
 func (re *jsRegexp) subject(s string) []rune {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		rs := make([]rune, len(s))
+		for i := 0; i < len(s); i++ {
+			rs[i] = rune(s[i])
+		}
+		return rs
+	}
 	if re.unicode {
 		return []rune(s)
 	}
@@ -701,6 +760,9 @@ func (re *jsRegexp) subject(s string) []rune {
 
 // test is RegExp.prototype.test: a match starting anywhere.
 func (re *jsRegexp) test(s string) bool {
+	if re.hasLit {
+		return re.testLiteral(s)
+	}
 	m := &reMatcher{re: re, in: re.subject(s)}
 	accept := func(int) bool { return true }
 	for start := 0; start <= len(m.in); start++ {
