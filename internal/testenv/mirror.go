@@ -1,0 +1,320 @@
+package testenv
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha1"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// MirroredPackage is one real npm package version a lockfile names.
+type MirroredPackage struct {
+	Name      string
+	Version   string
+	Integrity string // sha512-…, as the lockfile pins it
+	Tarball   string // the cached file
+}
+
+// Mirror publishes into the test registry every package version the npm lockfile names (a
+// package-lock.json v2/v3, committed under testdata), so that the registry serves real
+// published packages with no uplink. Each tarball is downloaded once from the URL the lockfile
+// resolved it to (npmjs.org when it names none), checked against the lockfile's integrity and kept in the test cache
+// (CacheDir "npm-tarballs"); later runs do not touch the network. Publishing goes through the
+// registry's HTTP API (the PUT `npm publish` sends, with the package's own package.json as the
+// version document), a few packages at a time, which takes well under a second for dozens.
+func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
+	t.Helper()
+	pkgs, err := readLockfile(lockfile)
+	if err != nil {
+		t.Fatalf("mirror: %v", err)
+	}
+	cache := CacheDir(t, "npm-tarballs")
+	client := &http.Client{Timeout: 2 * time.Minute}
+	ctx := context.Background()
+
+	var mu sync.Mutex
+	var firstErr error
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	run := func(n int, fn func(i int)) {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 4)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i int) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				fn(i)
+			}(i)
+		}
+		wg.Wait()
+	}
+
+	run(len(pkgs), func(i int) {
+		p, err := fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
+		if err != nil {
+			fail(err)
+			return
+		}
+		pkgs[i].MirroredPackage = p
+	})
+	if firstErr != nil {
+		t.Fatalf("mirror: %v", firstErr)
+	}
+
+	// Versions of one package are published one after the other; packages in parallel.
+	byName := map[string][]MirroredPackage{}
+	var names []string
+	for _, p := range pkgs {
+		if _, ok := byName[p.Name]; !ok {
+			names = append(names, p.Name)
+		}
+		byName[p.Name] = append(byName[p.Name], p.MirroredPackage)
+	}
+	sort.Strings(names)
+	token := ""
+	if data, err := os.ReadFile(r.UserConfig); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if _, v, ok := strings.Cut(line, ":_authToken="); ok {
+				token = strings.TrimSpace(v)
+			}
+		}
+	}
+	run(len(names), func(i int) {
+		for _, p := range byName[names[i]] {
+			if err := publishTarball(ctx, client, r.URL, token, p); err != nil {
+				fail(err)
+				return
+			}
+		}
+	})
+	if firstErr != nil {
+		t.Fatalf("mirror: %v", firstErr)
+	}
+	out := make([]MirroredPackage, 0, len(pkgs))
+	for _, p := range pkgs {
+		out = append(out, p.MirroredPackage)
+	}
+	return out
+}
+
+type lockEntry struct {
+	MirroredPackage
+	resolved string
+}
+
+// readLockfile lists the registry packages of an npm lockfile (v2 or v3 "packages").
+func readLockfile(file string) ([]lockEntry, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var lock struct {
+		LockfileVersion int `json:"lockfileVersion"`
+		Packages        map[string]struct {
+			Name      string `json:"name"`
+			Version   string `json:"version"`
+			Resolved  string `json:"resolved"`
+			Integrity string `json:"integrity"`
+			Link      bool   `json:"link"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(data, &lock); err != nil {
+		return nil, fmt.Errorf("%s is not an npm lockfile: %v", file, err)
+	}
+	if lock.LockfileVersion < 2 {
+		return nil, fmt.Errorf("%s is a lockfile v%d; regenerate it with npm 7 or newer", file, lock.LockfileVersion)
+	}
+	seen := map[string]bool{}
+	var out []lockEntry
+	for key, p := range lock.Packages {
+		if key == "" || p.Link || !strings.Contains(key, "node_modules/") {
+			continue
+		}
+		name := p.Name
+		if name == "" {
+			i := strings.LastIndex(key, "node_modules/")
+			name = key[i+len("node_modules/"):]
+		}
+		if p.Resolved == "" {
+			// npm leaves out "resolved" for the default registry.
+			p.Resolved = "https://registry.npmjs.org/" + name + "/-/" + name[strings.LastIndexByte(name, '/')+1:] + "-" + p.Version + ".tgz"
+		}
+		id := name + "@" + p.Version
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if !strings.HasPrefix(p.Integrity, "sha512-") {
+			return nil, fmt.Errorf("%s: %s has no sha512 integrity", file, id)
+		}
+		out = append(out, lockEntry{MirroredPackage: MirroredPackage{Name: name, Version: p.Version, Integrity: p.Integrity}, resolved: p.Resolved})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Version < out[j].Version
+	})
+	return out, nil
+}
+
+// fetchTarball returns the cached tarball of p, downloading it first when needed.
+func fetchTarball(ctx context.Context, client *http.Client, cache, resolved string, p MirroredPackage) (MirroredPackage, error) {
+	sum, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(p.Integrity, "sha512-"))
+	if err != nil {
+		return p, fmt.Errorf("%s@%s: bad integrity %q", p.Name, p.Version, p.Integrity)
+	}
+	file := filepath.Join(cache, hex.EncodeToString(sum)[:40]+".tgz")
+	p.Tarball = file
+	if data, err := os.ReadFile(file); err == nil {
+		if got := sha512.Sum512(data); bytes.Equal(got[:], sum) {
+			return p, nil
+		}
+	}
+	u, err := url.Parse(resolved)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return p, fmt.Errorf("%s@%s: cannot download %q", p.Name, p.Version, resolved)
+	}
+	var data []byte
+	for attempt := 0; ; attempt++ {
+		data, err = download(ctx, client, resolved)
+		if err == nil || attempt == 2 {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Second)
+	}
+	if err != nil {
+		return p, fmt.Errorf("download %s@%s from %s: %v", p.Name, p.Version, resolved, err)
+	}
+	if got := sha512.Sum512(data); !bytes.Equal(got[:], sum) {
+		return p, fmt.Errorf("%s@%s from %s does not match the lockfile's integrity", p.Name, p.Version, resolved)
+	}
+	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return p, err
+	}
+	return p, os.Rename(tmp, file)
+}
+
+func download(ctx context.Context, client *http.Client, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+}
+
+// packageJSONOf returns the package.json inside a tarball.
+func packageJSONOf(tgz []byte) (map[string]any, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("no package.json in the tarball")
+		}
+		parts := strings.SplitN(hdr.Name, "/", 2)
+		if len(parts) == 2 && parts[1] == "package.json" {
+			var m map[string]any
+			if err := json.NewDecoder(io.LimitReader(tr, 16<<20)).Decode(&m); err != nil {
+				return nil, fmt.Errorf("package.json: %v", err)
+			}
+			return m, nil
+		}
+	}
+}
+
+// publishTarball publishes one real tarball as `npm publish <tarball>` would.
+func publishTarball(ctx context.Context, client *http.Client, registryURL, token string, p MirroredPackage) error {
+	tgz, err := os.ReadFile(p.Tarball)
+	if err != nil {
+		return err
+	}
+	manifest, err := packageJSONOf(tgz)
+	if err != nil {
+		return fmt.Errorf("%s@%s: %v", p.Name, p.Version, err)
+	}
+	reg := strings.TrimRight(registryURL, "/") + "/"
+	s1 := sha1.Sum(tgz)
+	short := p.Name[strings.LastIndexByte(p.Name, '/')+1:]
+	file := short + "-" + p.Version + ".tgz"
+	manifest["_id"] = p.Name + "@" + p.Version
+	manifest["dist"] = map[string]any{
+		"integrity": p.Integrity,
+		"shasum":    hex.EncodeToString(s1[:]),
+		"tarball":   reg + p.Name + "/-/" + file,
+	}
+	doc := map[string]any{
+		"_id":       p.Name,
+		"name":      p.Name,
+		"dist-tags": map[string]string{"latest": p.Version},
+		"versions":  map[string]any{p.Version: manifest},
+		"access":    "public",
+		"_attachments": map[string]any{file: map[string]any{
+			"content_type": "application/octet-stream",
+			"data":         base64.StdEncoding.EncodeToString(tgz),
+			"length":       len(tgz),
+		}},
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	name := p.Name
+	if strings.HasPrefix(name, "@") {
+		name = strings.Replace(name, "/", "%2f", 1)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, reg+name, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("npm-command", "publish")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("publish %s@%s: %w", p.Name, p.Version, err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("publish %s@%s: HTTP %d: %s", p.Name, p.Version, resp.StatusCode, bytes.TrimSpace(msg))
+	}
+	return nil
+}
