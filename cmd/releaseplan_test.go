@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/Masterminds/semver/v3"
 
 	"github.com/plaios/plaios/internal/catalog"
 	"github.com/plaios/plaios/internal/config"
@@ -576,5 +579,131 @@ func TestRefusedTextOutput(t *testing.T) {
 	}
 	if st := repo.Git("status", "--porcelain"); st != "?? plan.json" {
 		t.Errorf("only plan.json may be written:\n%s", st)
+	}
+}
+
+// TestPlanPropertiesOverRandomHistories makes random histories — published versions,
+// tags (some unfinished), titles, descriptions, written versions, shipped or unshipped changes
+// — in real repositories and checks, with --write, that every planned version is above every
+// published and tagged one, that the working tree then holds exactly the planned versions, and
+// that a refused plan writes nothing.
+func TestPlanPropertiesOverRandomHistories(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	published := map[string][]string{}
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.ReplaceAll(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "%2f", "/")
+		mu.Lock()
+		versions, ok := published[name]
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		vs := map[string]any{}
+		for _, v := range versions {
+			vs[v] = map[string]string{"version": v}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"name": name, "versions": vs})
+	}))
+	defer srv.Close()
+	version := func() string {
+		v := fmt.Sprintf("%d.%d.%d", rng.Intn(3), rng.Intn(3), rng.Intn(3))
+		if rng.Intn(8) == 0 {
+			v += "-rc.1"
+		}
+		return v
+	}
+	titles := []string{"fix: a", "feat: b", "feat!: c", "refactor(core)!: d", "chore: e"}
+	bodies := []string{"", "BREAKING CHANGE: gone", "<!--\nBREAKING CHANGE: template\n-->"}
+	iterations := 20
+	if testing.Short() {
+		iterations = 8
+	}
+	refused, released := 0, 0
+	defer func() { t.Logf("%d refused plans, %d releases", refused, released) }()
+	for i := range iterations {
+		repo := plantest.NewRepo(t)
+		files := map[string]string{"package.json": plantest.PackageJSON("prop", "0.0.0", map[string]any{"private": true, "workspaces": []string{"packages/*"}})}
+		type pkg struct{ name, base, written string }
+		var pkgs []pkg
+		for j := range 2 {
+			p := pkg{name: fmt.Sprintf("@prop/i%d-p%d", i, j), base: version()}
+			var pubs []string
+			for range rng.Intn(4) {
+				pubs = append(pubs, version())
+			}
+			mu.Lock()
+			if len(pubs) > 0 {
+				published[p.name] = pubs
+			}
+			mu.Unlock()
+			files[fmt.Sprintf("packages/p%d/package.json", j)] = plantest.PackageJSON(p.name, p.base, map[string]any{"files": []string{"index.js"}})
+			files[fmt.Sprintf("packages/p%d/index.js", j)] = "1\n"
+			files[fmt.Sprintf("packages/p%d/test/t.js", j)] = "1\n"
+			if rng.Intn(3) == 0 {
+				p.written = version()
+			}
+			pkgs = append(pkgs, p)
+		}
+		repo.Write(files)
+		base := repo.Commit("initial")
+		for _, p := range pkgs {
+			for range rng.Intn(3) {
+				repo.Git("tag", "-f", p.name+"@"+version(), base)
+			}
+		}
+		repo.PullRequest("pr", titles[rng.Intn(len(titles))], bodies[rng.Intn(len(bodies))], func() {
+			change := map[string]string{}
+			for j, p := range pkgs {
+				switch rng.Intn(3) {
+				case 0:
+					change[fmt.Sprintf("packages/p%d/index.js", j)] = "2\n"
+				case 1:
+					change[fmt.Sprintf("packages/p%d/test/t.js", j)] = "2\n"
+				}
+				if p.written != "" {
+					change[fmt.Sprintf("packages/p%d/package.json", j)] = plantest.PackageJSON(p.name, p.written, map[string]any{"files": []string{"index.js"}})
+				}
+			}
+			repo.Write(change)
+		})
+		tags := repo.Git("tag", "--list")
+		pr := newPlanRun(repo.Dir, srv.URL, nil)
+		pr.opts.Write = true
+		plan, err := pr.run(t)
+		if plan == nil {
+			t.Fatalf("#%d: no plan: %v", i, err)
+		}
+		if (err != nil) != !plan.OK() || (err != nil && exit.Code(err) != exit.Fail) {
+			t.Fatalf("#%d: err %v with %d refusals", i, err, len(plan.Refusals))
+		}
+		released += len(plan.Releases)
+		if !plan.OK() {
+			refused++
+			if st := repo.Git("status", "--porcelain"); st != "" {
+				t.Fatalf("#%d: a refused plan wrote:\n%s", i, st)
+			}
+			continue
+		}
+		for _, r := range plan.Releases {
+			next := semver.MustParse(r.Next)
+			mu.Lock()
+			prior := append([]string{}, published[r.Name]...)
+			mu.Unlock()
+			for _, line := range strings.Split(tags, "\n") {
+				if v, ok := strings.CutPrefix(line, r.Name+"@"); ok {
+					prior = append(prior, v)
+				}
+			}
+			for _, v := range prior {
+				if !next.GreaterThan(semver.MustParse(v)) {
+					t.Fatalf("#%d: %s planned %s, not above %s", i, r.Name, r.Next, v)
+				}
+			}
+			if got := repo.Read(r.Dir + "/package.json"); !strings.Contains(got, `"version": "`+r.Next+`"`) {
+				t.Fatalf("#%d: %s/package.json does not hold %s:\n%s", i, r.Dir, r.Next, got)
+			}
+		}
 	}
 }
