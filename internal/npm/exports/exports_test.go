@@ -92,7 +92,7 @@ func TestEntryHow(t *testing.T) {
 	exists := func(p string) bool { return slices.Contains(files, p) }
 	cases := []struct {
 		pkg, path, how, err string
-		conds                []string
+		conds               []string
 	}{
 		{pkg: `{"exports":{".":{"types":"./t.d.ts","import":"./dist/index.mjs"}}}`, path: "dist/index.mjs", how: `exports "." → import`},
 		{pkg: `{"exports":"./dist/index.mjs","main":"lib/main.js"}`, path: "dist/index.mjs", how: `exports "."`},
