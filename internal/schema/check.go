@@ -69,6 +69,9 @@ type checker struct {
 	opts     Options
 	findings []Finding
 	seen     map[string]bool // rule + pointer
+
+	defaults    *compiler // compiles the subschemas whose defaults are checked
+	defaultsEnv *env
 }
 
 func (k *checker) add(f Finding, atKey bool) {
@@ -301,30 +304,18 @@ func forEachSubschema(o *object, ptr string, f func(any, string)) {
 // checkDefault reports a default its own schema rejects, as Ajv would validate it once
 // written (coerced, with nested defaults).
 func (k *checker) checkDefault(root any, o *object, ptr string, d any) {
-	reg := NewRegistry()
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	c := &compiler{reg: reg, collect: true, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}, reached: map[string]bool{}}
-	var n *node
-	func() {
-		defer func() {
-			if x := recover(); x != nil {
-				if _, ok := x.(abort); !ok {
-					panic(x)
-				}
-			}
-		}()
-		e := c.addSchema(root)
-		if e == nil {
-			return
-		}
-		it := &cctx{env: e, schema: o, baseID: baseIDAt(root, ptr), errSchemaPath: "#", ptr: ptr, allErrors: true, createErrors: true,
-			opts: userOpts, dataVar: "data", vars: &varCounters{}}
-		n = c.subschemaCode(it)
-	}()
-	if n == nil {
+	if k.defaults == nil {
+		reg := NewRegistry()
+		k.defaults = &compiler{reg: reg, collect: true, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}, reached: map[string]bool{}}
+		k.defaultsEnv = k.defaults.addSchema(root)
+	}
+	if k.defaultsEnv == nil {
 		return
 	}
+	c := k.defaults
+	it := &cctx{env: k.defaultsEnv, schema: o, baseID: baseIDAt(root, ptr), errSchemaPath: "#", ptr: ptr, allErrors: true, createErrors: true,
+		opts: userOpts, dataVar: "data", vars: &varCounters{}}
+	n := c.subschemaCode(it)
 	ev := &evaluator{coerce: true, defaults: true}
 	s := &Schema{root: &env{fn: &fnNode{body: n, opts: userOpts}}}
 	_, errs := ev.call(s, deepCopy(d))

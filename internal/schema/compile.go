@@ -102,6 +102,7 @@ type env struct {
 	refCache  map[string]*env     // root only: resolved references
 	fn        *fnNode             // the compiled function, when it is one
 	inMeta    bool
+	compiled  bool // the root compiled without a fault
 }
 
 type localRef struct {
@@ -119,14 +120,15 @@ type fnNode struct {
 // runs and stopping at the first fault Ajv throws (or, in collect mode, noting every fault
 // and going on as if Ajv only warned).
 type compiler struct {
-	reg     *Registry
-	collect bool
-	faults  []*CompileError
-	funcs   map[funcKey]*fnNode
-	nodes   int
-	opts    compileOpts
-	seen    map[string]bool // collect mode: faults already noted (pointer + message)
-	reached map[string]bool // pointers of every schema object the walk compiled
+	reg      *Registry
+	collect  bool
+	faults   []*CompileError
+	funcs    map[funcKey]*fnNode
+	nodes    int
+	opts     compileOpts
+	seen     map[string]bool // collect mode: faults already noted (pointer + message)
+	reached  map[string]bool // pointers of every schema object the walk compiled
+	cacheKey uintptr         // identity of the value compiled, for the registry's cache
 }
 
 type funcKey struct {
@@ -155,6 +157,7 @@ func (c *compiler) fault(ptr, keyword, reason, ajv string) {
 
 func (r *Registry) compile(schema any, collect bool) (s *Schema, faults []*CompileError, err error) {
 	c := &compiler{reg: r, collect: collect, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}, reached: map[string]bool{}}
+	var e *env
 	defer func() {
 		if x := recover(); x != nil {
 			a, ok := x.(abort)
@@ -163,28 +166,37 @@ func (r *Registry) compile(schema any, collect bool) (s *Schema, faults []*Compi
 			}
 			s, faults = nil, []*CompileError{a.err}
 		}
+		if e != nil && len(faults) > 0 {
+			e.fn = nil // as Ajv deletes sch.validate when compiling throws
+		}
 	}()
 	key := identity(schema)
 	v, cerr := fromGo(schema)
 	if cerr != nil {
 		return nil, nil, cerr
 	}
-	if key != 0 {
-		if e, ok := r.cache[key]; ok && e.fn != nil {
-			return &Schema{root: e, async: e.async}, nil, nil
+	if key != 0 && !collect {
+		// Ajv caches a schema by its object before it checks it: the same object compiled
+		// again is only compiled, not checked against the meta-schema nor its $id again.
+		if cached, ok := r.cache[key]; ok {
+			if cached.compiled {
+				return &Schema{root: cached, async: cached.async}, nil, nil
+			}
+			e = cached
 		}
-	}
-	e := c.addSchema(v)
-	if key != 0 && e != nil {
-		r.cache[key] = e
+		c.cacheKey = key
 	}
 	if e == nil {
-		return nil, c.faults, nil
+		e = c.addSchema(v)
+		if e == nil {
+			return nil, c.faults, nil
+		}
 	}
 	c.compileFunction(e)
 	if len(c.faults) > 0 && !collect {
 		return nil, c.faults, nil
 	}
+	e.compiled = len(c.faults) == 0
 	return &Schema{root: e, async: e.async}, c.faults, nil
 }
 
@@ -224,6 +236,9 @@ func (c *compiler) addSchema(v any) *env {
 		}
 	}
 	c.schemaRefs(e)
+	if c.cacheKey != 0 {
+		c.reg.cache[c.cacheKey] = e
+	}
 	if !strings.HasPrefix(baseID, "#") {
 		if baseID != "" {
 			if _, dup := c.reg.refs[baseID]; dup {
