@@ -238,10 +238,10 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 	return nil
 }
 
-// relPath is p relative to base in slash form, or p when it is not below base.
+// relPath is p relative to base in slash form (p itself when there is no relative path).
 func relPath(base, p string) string {
 	r, err := filepath.Rel(base, p)
-	if err != nil || strings.HasPrefix(r, "..") {
+	if err != nil {
 		return filepath.ToSlash(p)
 	}
 	return filepath.ToSlash(r)

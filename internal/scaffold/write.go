@@ -163,11 +163,12 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// RelDir is the package folder relative to base (in slash form), or absolute when outside it.
+// RelDir is the package folder relative to base, in slash form (absolute when there is no
+// relative path, as between drives).
 func (s *Scaffold) RelDir(base string) string {
-	r := relTo(base, s.Dir)
-	if r == "" {
-		return "."
+	r, err := filepath.Rel(base, s.Dir)
+	if err != nil {
+		return filepath.ToSlash(s.Dir)
 	}
-	return strings.TrimSuffix(r, "/")
+	return strings.TrimSuffix(filepath.ToSlash(r), "/")
 }
