@@ -8,7 +8,7 @@ import (
 
 // CompileError says why the AgentOS executor cannot compile a schema: Ajv throws while
 // compiling it, so every call that reads the schema fails (SYS_CONFIGURATION_ERROR as the
-// AgentOS guide names it).
+// AgentOS guide names it; TOOL_EXECUTION_FAILED in @framers/agentos 0.9.164).
 type CompileError struct {
 	Pointer string // JSON Pointer of the (sub)schema at fault in the document ("" for the root)
 	Keyword string // the keyword at fault, when one is
@@ -515,8 +515,8 @@ func (c *compiler) compileFunction(e *env) *fnNode {
 		return e.fn
 	}
 	opts := c.opts
-	if e.inMeta {
-		opts = metaOpts
+	if e.inMeta && e == e.root {
+		opts = metaOpts // the meta-schema itself is compiled with Ajv's meta options
 	}
 	f := &fnNode{env: e, opts: opts}
 	c.funcs[k] = f

@@ -37,8 +37,9 @@ function revive(v) {
         case "NaN": return NaN;
       }
     }
+    // As JSON.parse builds objects: "__proto__" is an own property like any other key.
     const o = {};
-    for (const k of keys) o[k] = revive(v[k]);
+    for (const k of keys) Object.defineProperty(o, k, { value: revive(v[k]), enumerable: true, writable: true, configurable: true });
     return o;
   }
   return v;
@@ -56,7 +57,7 @@ function encode(v) {
   }
   if (v && typeof v === "object") {
     const o = {};
-    for (const k of Object.keys(v)) o[k] = encode(v[k]);
+    for (const k of Object.keys(v)) Object.defineProperty(o, k, { value: encode(v[k]), enumerable: true, writable: true, configurable: true });
     return o;
   }
   return v;
