@@ -3,6 +3,7 @@ package scaffold
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/plaios/plaios/internal/exit"
 )
@@ -10,10 +11,11 @@ import (
 // kebab is the shape `create` accepts for a package name: lowercase letters and digits in
 // words joined by single hyphens, starting with a letter (the name also becomes a class name,
 // a tool name and an environment variable prefix, none of which may start with a digit).
-var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+// Compiled on first use, so that commands other than create do not pay for it at start-up.
+var kebab = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`) })
 
 // scopeName is an npm scope without its @.
-var scopeName = regexp.MustCompile(`^[a-z0-9][a-z0-9._~-]*$`)
+var scopeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._~-]*$`) })
 
 // maxNameLength keeps the longest npm name plaios derives (`@scope/agentos-ext-<name>`) within
 // npm's 214 characters.
@@ -27,7 +29,7 @@ func CheckName(name string) error {
 	if len(name) > maxNameLength {
 		return exit.Usagef("the package name %q is %d characters long; use at most %d", name, len(name), maxNameLength)
 	}
-	if !kebab.MatchString(name) {
+	if !kebab().MatchString(name) {
 		return exit.Usagef("%q is not a valid package name; use kebab case: lowercase letters, digits and single hyphens, starting with a letter (no /, .., spaces or capitals), e.g. weather or web-search", name)
 	}
 	return nil
@@ -36,7 +38,7 @@ func CheckName(name string) error {
 // checkScope normalises an npm scope to "@scope", refusing one npm would not accept.
 func checkScope(scope string) (string, error) {
 	s := strings.TrimPrefix(scope, "@")
-	if !scopeName.MatchString(s) || len(s) > 100 {
+	if !scopeName().MatchString(s) || len(s) > 100 {
 		return "", exit.Usagef("%q is not a valid npm scope; use lowercase letters, digits, '-', '.', '_' or '~', e.g. @acme", scope)
 	}
 	return "@" + s, nil

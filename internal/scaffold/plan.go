@@ -123,7 +123,7 @@ func Plan(opts Options) (*Scaffold, error) {
 		if category == "" {
 			category = DefaultCategory(kinds[0])
 		}
-		if !kebab.MatchString(category) {
+		if !kebab().MatchString(category) {
 			return nil, exit.Usagef("--category %q is not a folder name in kebab case; use one like research, channels or tools", category)
 		}
 	}
