@@ -306,14 +306,14 @@ func forEachSubschema(o *object, ptr string, f func(any, string)) {
 func (k *checker) checkDefault(root any, o *object, ptr string, d any) {
 	if k.defaults == nil {
 		reg := NewRegistry()
-		k.defaults = &compiler{reg: reg, collect: true, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}, reached: map[string]bool{}}
+		k.defaults = &compiler{reg: reg, collect: true, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}}
 		k.defaultsEnv = k.defaults.addSchema(root)
 	}
 	if k.defaultsEnv == nil {
 		return
 	}
 	c := k.defaults
-	it := &cctx{env: k.defaultsEnv, schema: o, baseID: baseIDAt(root, ptr), errSchemaPath: "#", ptr: ptr, allErrors: true, createErrors: true,
+	it := &cctx{env: k.defaultsEnv, schema: o, baseID: baseIDAt(root, ptr), errSchemaPath: "#", ptr: ptr, allErrors: true,
 		opts: userOpts, dataVar: "data", vars: &varCounters{}}
 	n := c.subschemaCode(it)
 	ev := &evaluator{coerce: true, defaults: true}

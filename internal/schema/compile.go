@@ -127,7 +127,6 @@ type compiler struct {
 	nodes    int
 	opts     compileOpts
 	seen     map[string]bool // collect mode: faults already noted (pointer + message)
-	reached  map[string]bool // pointers of every schema object the walk compiled
 	cacheKey uintptr         // identity of the value compiled, for the registry's cache
 }
 
@@ -156,7 +155,7 @@ func (c *compiler) fault(ptr, keyword, reason, ajv string) {
 }
 
 func (r *Registry) compile(schema any, collect bool) (s *Schema, faults []*CompileError, err error) {
-	c := &compiler{reg: r, collect: collect, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}, reached: map[string]bool{}}
+	c := &compiler{reg: r, collect: collect, funcs: map[funcKey]*fnNode{}, opts: userOpts, seen: map[string]bool{}}
 	var e *env
 	defer func() {
 		if x := recover(); x != nil {
@@ -474,11 +473,8 @@ type cctx struct {
 	baseID        string
 	errSchemaPath string
 	ptr           string
-	composite     bool
-	allErrors     bool
-	createErrors  bool
-	keyConst      bool // data is the const key of a for-in loop
-	propertyName  bool
+	composite     bool // under anyOf, oneOf, not, if, contains or propertyNames (Ajv's compositeRule)
+	allErrors     bool // false under not and if, where Ajv stops at the first error
 	opts          compileOpts
 	depth         int
 	dataVar       string       // the name of the data variable in the generated code
@@ -527,7 +523,7 @@ func (c *compiler) compileFunction(e *env) *fnNode {
 	if baseID == "" {
 		baseID = fullPath(e.root.baseID)
 	}
-	it := &cctx{env: e, schema: e.schema, baseID: baseID, errSchemaPath: "#", ptr: e.ptr, allErrors: true, createErrors: true, opts: opts,
+	it := &cctx{env: e, schema: e.schema, baseID: baseID, errSchemaPath: "#", ptr: e.ptr, allErrors: true, opts: opts,
 		dataVar: "data", vars: &varCounters{}}
 	f.body = c.topCode(it)
 	return f
@@ -548,7 +544,7 @@ func schemaKey(v any) any {
 func (c *compiler) topCode(it *cctx) *node {
 	if isSchemaObj(it.schema) {
 		c.checkUnknownRules(it, it.schema)
-		if schemaHasRules(it.schema, true) {
+		if schemaHasRules(it.schema) {
 			if o, ok := it.schema.(*object); ok && it.opts.useDefaults {
 				if _, has := o.get("default"); has {
 					c.fault(it.ptr+"/default", "default", "Ajv ignores a default at the root of a schema, and its strict mode refuses it", "strict mode: default is ignored in the schema root")
@@ -568,7 +564,7 @@ func (c *compiler) subschemaCode(it *cctx) *node {
 	}
 	if isSchemaObj(it.schema) {
 		c.checkUnknownRules(it, it.schema)
-		if schemaHasRules(it.schema, true) {
+		if schemaHasRules(it.schema) {
 			if o, ok := it.schema.(*object); ok {
 				if id, ok := o.get("$id"); ok && jsTruthy(id) {
 					if s, ok := id.(string); ok {
@@ -588,7 +584,7 @@ func (c *compiler) subschemaCode(it *cctx) *node {
 func (c *compiler) boolOrEmpty(it *cctx) *node {
 	c.nodes++
 	if b, ok := it.schema.(bool); ok && !b {
-		return &node{kind: nodeFalse, errSchemaPath: it.errSchemaPath, composite: it.composite, allErrors: it.allErrors, propertyName: it.propertyName}
+		return &node{kind: nodeFalse, errSchemaPath: it.errSchemaPath, allErrors: it.allErrors}
 	}
 	return &node{kind: nodeTrue}
 }
@@ -619,7 +615,7 @@ func forInKeys(v any) []string {
 }
 
 // schemaHasRules is schemaCxtHasRules / schemaHasRules with RULES.all.
-func schemaHasRules(s any, _ bool) bool {
+func schemaHasRules(s any) bool {
 	if b, ok := s.(bool); ok {
 		return !b
 	}
@@ -668,7 +664,6 @@ func init() {
 }
 
 func (c *compiler) checkUnknownRules(it *cctx, s any) {
-	c.reached[it.ptr] = true
 	for _, k := range forInKeys(s) {
 		if !knownKeywords[k] {
 			c.fault(it.ptr+"/"+escapePointer(k), k, fmt.Sprintf("%q is not a keyword Ajv knows, and its strict mode refuses unknown keywords", k),
@@ -693,7 +688,7 @@ func (c *compiler) alwaysValid(it *cctx, s any, ptr string) bool {
 	sub := *it
 	sub.ptr = ptr
 	c.checkUnknownRules(&sub, s)
-	return !schemaHasRules(s, true)
+	return !schemaHasRules(s)
 }
 
 var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "null": true, "object": true, "array": true}
@@ -720,13 +715,12 @@ func (c *compiler) schemaTypes(it *cctx, o *object) []string {
 	}
 	bad := false
 	var kept []string
-	for i, t := range types {
+	for _, t := range types {
 		if !jsonTypes[t] {
 			bad = true
 		} else {
 			kept = append(kept, t)
 		}
-		_ = i
 	}
 	if bad {
 		names := make([]string, len(types))
@@ -770,8 +764,8 @@ func (c *compiler) typeAndKeywords(it *cctx) *node {
 		return &node{kind: nodeTrue}
 	}
 	o, _ := it.schema.(*object)
-	n := &node{kind: nodeObj, errSchemaPath: it.errSchemaPath, composite: it.composite, allErrors: it.allErrors,
-		createErrors: it.createErrors, keyConst: it.keyConst, propertyName: it.propertyName, opts: it.opts}
+	n := &node{kind: nodeObj, errSchemaPath: it.errSchemaPath, allErrors: it.allErrors,
+		opts: it.opts}
 	if o == nil {
 		// A string or an array where a schema should be: its index keys were refused as
 		// unknown keywords; there is nothing else to compile.
@@ -1013,7 +1007,7 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 			return &kwNot{always: true, path: kwPath(it, kw)}
 		}
 		s := c.sub(it, v, kwPath(it, kw), ptr)
-		s.composite, s.createErrors, s.allErrors = true, false, false
+		s.composite, s.allErrors = true, false
 		return &kwNot{body: c.subschemaCode(s), path: kwPath(it, kw)}
 	case "anyOf", "oneOf":
 		a := v.(*array)
@@ -1065,7 +1059,7 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 		}
 		k := &kwIf{path: kwPath(it, kw)}
 		s := c.sub(it, v, kwPath(it, kw), ptr)
-		s.composite, s.createErrors, s.allErrors = true, false, false
+		s.composite, s.allErrors = true, false
 		k.cond = c.subschemaCode(s)
 		if hasThen {
 			t, _ := o.get("then")
@@ -1158,7 +1152,7 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 		}
 		s := c.sub(it, v, kwPath(it, kw), ptr)
 		s.dataVar = it.newKey()
-		s.composite, s.keyConst, s.propertyName = true, true, true
+		s.composite = true
 		return &kwPropertyNames{body: c.subschemaCode(s), path: kwPath(it, kw)}
 	case "additionalItems":
 		items, ok := o.get("items")

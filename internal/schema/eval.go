@@ -34,11 +34,7 @@ const (
 type node struct {
 	kind          nodeKind
 	errSchemaPath string
-	composite     bool
 	allErrors     bool
-	createErrors  bool
-	keyConst      bool
-	propertyName  bool
 	opts          compileOpts
 	types         []string
 	typeValue     any
@@ -408,6 +404,8 @@ func (k *kwNot) eval(e *evaluator, n *node, l *loc) bool {
 		return false
 	}
 	start := len(e.errs)
+	// Ajv does not even build the errors under "not" (createErrors: false); they are
+	// dropped either way.
 	if e.run(k.body, l) {
 		e.addError(l, "not", k.path, "must NOT be valid")
 		return false
@@ -483,7 +481,7 @@ type kwIf struct {
 func (k *kwIf) eval(e *evaluator, n *node, l *loc) bool {
 	start := len(e.errs)
 	condValid := e.run(k.cond, l)
-	e.reset(start)
+	e.reset(start) // the errors of "if" never count (Ajv does not build them)
 	valid := true
 	clause := ""
 	if condValid && k.then != nil {

@@ -33,7 +33,7 @@ func metaEnv() *env {
 		metaRoot = &env{schema: v, baseID: metaID, ptr: "", localRefs: map[string]localRef{}, refCache: map[string]*env{}, inMeta: true}
 		metaRoot.root = metaRoot
 		reg := &Registry{refs: map[string]refEntry{metaID: {env: metaRoot}}, cache: map[uintptr]*env{}}
-		c := &compiler{reg: reg, funcs: map[funcKey]*fnNode{}, opts: metaOpts, seen: map[string]bool{}, reached: map[string]bool{}}
+		c := &compiler{reg: reg, funcs: map[funcKey]*fnNode{}, opts: metaOpts, seen: map[string]bool{}}
 		func() {
 			defer func() {
 				if x := recover(); x != nil {

@@ -96,17 +96,16 @@ func compileJSRegexp(source, flags string) (*jsRegexp, error) {
 }
 
 type reParser struct {
-	flags      string
-	source     string
-	src        []rune
-	pos        int
-	u          bool
-	ngroups    int
-	total      int // capturing groups in the whole pattern
-	hasNamed   bool
-	names      map[string]int
-	namedRefs  []*reBackref
-	depthLimit int
+	flags     string
+	source    string
+	src       []rune
+	pos       int
+	u         bool
+	ngroups   int
+	total     int // capturing groups in the whole pattern
+	hasNamed  bool
+	names     map[string]int
+	namedRefs []*reBackref
 }
 
 func (p *reParser) err(msg string) error {
