@@ -19,11 +19,23 @@ type OpenClawModel struct {
 	Tools   []string // contracts.tools
 }
 
-// OpenClawKeys are the top-level keys OpenClaw documents and reads.
-var OpenClawKeys = []string{"$schema", "id", "name", "description", "version", "configSchema", "activation",
-	"contracts", "toolMetadata", "setup", "uiHints", "kind", "channels", "providers", "skills",
-	"enabledByDefault", "commandAliases", "legacyPluginIds", "providerAuthEnvVars", "channelEnvVars",
-	"providerAuthChoices", "mcpServers", "capabilities", "requires", "homepage", "author", "license"}
+// OpenClawKeys are the top-level keys openclaw 2026.9.6's manifest loader reads
+// (loadPluginManifest in its dist/manifest-*.mjs), plus "$schema", which editors read.
+var OpenClawKeys = []string{
+	"$schema", "activation", "autoEnableWhenConfiguredProviders", "backupResources",
+	"capabilityCatalogEntry", "catalog", "categories", "channelAccountKeyPolicies", "channelConfigs",
+	"channels", "cliBackends", "cliCommands", "commandAliases", "configContracts", "configGroups",
+	"configSchema", "contracts", "controlUi", "dashboard", "decisionModels", "description",
+	"doctorContract", "doctorHealthChecks", "enabledByDefault", "enabledByDefaultOnPlatforms", "id",
+	"imageGenerationProviderMetadata", "kind", "legacyPluginIds", "mcpServers",
+	"mediaUnderstandingProviderMetadata", "modelCatalog", "modelIdNormalization", "modelPricing",
+	"modelSupport", "musicGenerationProviderMetadata", "name", "nonSecretAuthMarkers",
+	"providerAuthAliases", "providerAuthChoices", "providerCatalogEntry", "providerEndpoints",
+	"providerRequest", "providerUsageAuthEnvVars", "providers", "qaRunners", "requiresPlugins",
+	"secretProviderIntegrations", "sessionRouteStateOwners", "setup", "skills", "syntheticAuthRefs",
+	"themes", "toolMetadata", "transcriptSources", "uiHints", "version",
+	"videoGenerationProviderMetadata",
+}
 
 // ParseOpenClaw reads openclaw.plugin.json.
 func ParseOpenClaw(fsys fs.FS, file string) *OpenClawModel {

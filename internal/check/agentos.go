@@ -1,0 +1,415 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/workspace"
+)
+
+func init() {
+	register(
+		&Rule{ID: "agentos-manifest-invalid", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSManifest,
+			Help: "manifest.json must be JSON and hold what the AgentOS registry and runtime read: `name`, `version`, and either `id` with an `extensions` list whose entries each have a `kind` and an `id`, or the flat provider form (`kind`, `extensionId`, `entryPoint`). A library (role `library`) needs no extensions."},
+		&Rule{ID: "agentos-version-mismatch", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSVersion,
+			Help: "The manifest's `version` must equal package.json's `version`: the registry catalog and the runtime read the manifest, npm reads package.json, and a lagging manifest advertises an old release. Bump both together (`plaios release-plan --write` does)."},
+		&Rule{ID: "agentos-name", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSName,
+			Help: "A curated pack's npm name is `@framers/agentos-ext-<folder>`, so that people and the registry find a pack by its folder name."},
+		&Rule{ID: "agentos-license", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicense,
+			Help: "Everything in the AgentOS extensions repository is licensed under Apache-2.0; a pack's package.json `license` must say `Apache-2.0`."},
+		&Rule{ID: "agentos-license-file", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicenseFile,
+			Help: "A pack carries no LICENSE file of its own: the repository's LICENSE applies, and a pack-level one (often MIT, copied from an old template) contradicts it."},
+		&Rule{ID: "agentos-publish-access", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPublishAccess,
+			Help: "A scoped package publishes as restricted (paid, private) unless told otherwise, so a scoped, non-private pack needs `\"publishConfig\": {\"access\": \"public\"}`."},
+		&Rule{ID: "agentos-kind-unknown", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSKind,
+			Help: "Each manifest extension `kind` should be one the AgentOS runtime registers (tool, guardrail, workflow, messaging-channel, memory-provider, tts-provider and the others of RUNTIMES.md). An unknown kind is loaded by nobody."},
+		&Rule{ID: "agentos-secret-undeclared", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSSecretUndeclared,
+			Help: "A configuration property marked `\"secret\": true` holds a credential; list its id in `requiredSecrets` (or `optionalSecrets`) so that the host asks for it, maps it to an environment variable and never shows it."},
+		&Rule{ID: "agentos-manifest-not-exported", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSManifestExported,
+			Help: "The runtime's discovery reads `<package>/manifest.json`; with an `exports` map, that subpath must be exported (`\"./manifest.json\": \"./manifest.json\"`) or Node refuses it."},
+		&Rule{ID: "agentos-peer-range", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPeerRange,
+			Help: "`@framers/agentos` must be a peer dependency (the host brings its own copy) with a floor and no upper bound (`>=0.9.0`), so that a pack keeps installing next to newer runtimes."},
+		&Rule{ID: "role-missing", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleMissing,
+			Help: "With a role map (`scripts/package-roles.json`), every workspace package needs a role (`pack`, `library`, `template` or `root`), or the release job and the pack guard do not know what to do with it."},
+		&Rule{ID: "role-unknown", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleUnknown,
+			Help: "A role in `scripts/package-roles.json` must be one of `pack`, `library`, `template`, `root`."},
+		&Rule{ID: "role-orphan", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleOrphan,
+			Help: "A role in `scripts/package-roles.json` names a folder that holds no workspace package: the package moved or was deleted. Remove the entry or fix the path."},
+	)
+}
+
+// agentOSPack reports whether the package is a pack or library of an AgentOS repo (not the
+// root catalog, not a template).
+func agentOSPack(p *Pass) bool {
+	return p.Pack.Role != workspace.RoleRoot && p.Pack.Role != workspace.RoleTemplate
+}
+
+func runAgentOSManifest(p *Pass) {
+	m := p.Pack.AgentOS
+	if m == nil {
+		return
+	}
+	if m.Err != nil {
+		var se *jsonpos.SyntaxError
+		if errors.As(m.Err, &se) {
+			p.Report(m.File, se.Pos.Line, se.Pos.Col, "manifest.json is not valid JSON: "+se.Msg, "")
+		} else if !errors.Is(m.Err, fs.ErrNotExist) {
+			p.Report(m.File, 1, 1, "manifest.json cannot be read: "+m.Err.Error(), "")
+		}
+		return
+	}
+	v := m.Value
+	if v.Kind != jsonpos.Object {
+		p.ReportJSON(m.File, v, "manifest.json must hold an object", "")
+		return
+	}
+	for _, k := range []string{"name", "version"} {
+		if f := v.Get(k); f == nil {
+			p.Report(m.File, v.Pos.Line, v.Pos.Col, fmt.Sprintf("manifest.json has no %q", k), "")
+		} else if f.Kind != jsonpos.String || f.Str == "" {
+			p.ReportJSON(m.File, f, fmt.Sprintf("%q must be a non-empty string", k), "")
+		}
+	}
+	if m.Flat {
+		for _, k := range []string{"kind", "extensionId", "entryPoint"} {
+			if f := v.Get(k); f == nil || f.Kind != jsonpos.String || f.Str == "" {
+				p.ReportJSON(m.File, orValue(f, v), fmt.Sprintf("the provider form needs a string %q", k), "")
+			}
+		}
+		return
+	}
+	library := p.Pack.Role == workspace.RoleLibrary
+	if f := v.Get("id"); f == nil {
+		if !library {
+			p.Report(m.File, v.Pos.Line, v.Pos.Col, "manifest.json has no \"id\" (and is not the flat provider form with \"extensionId\")", `add "id": "com.framers.<category>.<name>"`)
+		}
+	} else if f.Kind != jsonpos.String || f.Str == "" {
+		p.ReportJSON(m.File, f, "\"id\" must be a non-empty string", "")
+	}
+	exts := v.Get("extensions")
+	switch {
+	case exts == nil:
+		if !library {
+			p.Report(m.File, v.Pos.Line, v.Pos.Col, "manifest.json has no \"extensions\" list", "list each extension with its kind, id and entry")
+		}
+		return
+	case exts.Kind != jsonpos.Array:
+		p.ReportJSON(m.File, exts, "\"extensions\" must be a list", "")
+		return
+	case len(exts.Items) == 0 && !library:
+		p.ReportJSON(m.File, exts, "\"extensions\" is empty", "")
+	}
+	for i, e := range exts.Items {
+		if e.Kind != jsonpos.Object {
+			p.ReportJSON(m.File, e, fmt.Sprintf("extensions[%d] must be an object", i), "")
+			continue
+		}
+		for _, k := range []string{"kind", "id"} {
+			if f := e.Get(k); f == nil || f.Kind != jsonpos.String || f.Str == "" {
+				p.ReportJSON(m.File, orValue(f, e), fmt.Sprintf("extensions[%d] needs a string %q", i, k), "")
+			}
+		}
+	}
+}
+
+func orValue(v, fallback *jsonpos.Value) *jsonpos.Value {
+	if v != nil {
+		return v
+	}
+	return fallback
+}
+
+func runAgentOSVersion(p *Pass) {
+	m := p.Pack.AgentOS
+	if m == nil || m.Value == nil || m.Version == "" || p.Pack.Version() == "" {
+		return
+	}
+	mv, pv := m.Version, p.Pack.Version()
+	if mv == pv {
+		return
+	}
+	p.ReportJSON(m.File, m.Value.Get("version"), fmt.Sprintf("manifest version %s differs from package.json version %s (%s)", mv, pv, ahead(mv, pv)), fmt.Sprintf("write %q in manifest.json", pv))
+}
+
+// ahead says which of the manifest's and package.json's versions is ahead.
+func ahead(manifest, pkg string) string {
+	a, errA := semver.NewVersion(manifest)
+	b, errB := semver.NewVersion(pkg)
+	if errA != nil || errB != nil {
+		return "they must be equal"
+	}
+	if a.GreaterThan(b) {
+		return "the manifest is ahead"
+	}
+	return "package.json is ahead"
+}
+
+func runAgentOSName(p *Pass) {
+	if p.Pack.Role != workspace.RolePack || p.Pack.JSON().Value == nil {
+		return
+	}
+	folder := path.Base(p.Pack.Dir)
+	want := "@framers/agentos-ext-" + folder
+	name := p.Pack.Name()
+	if name == want || name == "" {
+		return
+	}
+	p.ReportJSON(p.PackageJSON(), p.Pack.JSON().Get("name"), fmt.Sprintf("npm name %q does not follow @framers/agentos-ext-<folder> (%s)", name, want), fmt.Sprintf("rename it %q", want))
+}
+
+func runAgentOSLicense(p *Pass) {
+	if p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
+		return
+	}
+	lic := p.Pack.JSON().Get("license")
+	if lic == nil {
+		p.Report(p.PackageJSON(), 1, 1, "package.json has no \"license\"; AgentOS packs are Apache-2.0", `add "license": "Apache-2.0"`)
+		return
+	}
+	if lic.Text() != "Apache-2.0" {
+		p.ReportJSON(p.PackageJSON(), lic, fmt.Sprintf("license is %s; AgentOS packs are licensed Apache-2.0 like the repository", describeJSON(lic)), `write "license": "Apache-2.0"`)
+	}
+}
+
+func describeJSON(v *jsonpos.Value) string {
+	if v.Kind == jsonpos.String {
+		return fmt.Sprintf("%q", v.Str)
+	}
+	return article(v.Kind.String())
+}
+
+func runAgentOSLicenseFile(p *Pass) {
+	if !agentOSPack(p) || p.Pack.Dir == "." {
+		return
+	}
+	entries, err := fs.ReadDir(p.WS.FS, p.Pack.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := strings.ToUpper(e.Name())
+		if !e.IsDir() && (strings.HasPrefix(n, "LICENSE") || strings.HasPrefix(n, "LICENCE")) {
+			p.Report(p.Pack.File(e.Name()), 1, 1, fmt.Sprintf("the pack has its own %s; the repository's Apache-2.0 LICENSE applies", e.Name()), "delete "+e.Name())
+		}
+	}
+}
+
+func runAgentOSPublishAccess(p *Pass) {
+	pj := p.Pack.JSON()
+	if pj.Value == nil || pj.Private || !strings.HasPrefix(pj.Name, "@") {
+		return
+	}
+	pc := pj.Get("publishConfig")
+	if acc := pc.Get("access"); acc.Text() == "public" {
+		return
+	} else if acc != nil {
+		p.ReportJSON(p.PackageJSON(), acc, fmt.Sprintf("publishConfig.access is %s; a scoped pack must publish as \"public\"", describeJSON(acc)), `write "access": "public"`)
+		return
+	}
+	p.ReportJSON(p.PackageJSON(), pc, "a scoped pack without \"publishConfig\": {\"access\": \"public\"} publishes as restricted", `add "publishConfig": {"access": "public"}`)
+}
+
+var softKinds = map[string]bool{"voice-provider": true, "productivity": true}
+
+func runAgentOSKind(p *Pass) {
+	m := p.Pack.AgentOS
+	if m == nil || m.Value == nil {
+		return
+	}
+	for _, e := range m.Extensions {
+		if e.Kind == "" || knownKind(e.Kind) {
+			continue
+		}
+		at := e.Value.Get("kind")
+		msg := fmt.Sprintf("extension kind %q is not one the AgentOS runtime registers", e.Kind)
+		if softKinds[e.Kind] {
+			msg = fmt.Sprintf("extension kind %q is used by real packs but is not one of the runtime's registered kinds", e.Kind)
+		}
+		p.ReportJSON(m.File, at, msg, "known kinds: "+strings.Join(pack.KnownKinds, ", "))
+	}
+}
+
+func knownKind(k string) bool {
+	for _, x := range pack.KnownKinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func runAgentOSSecretUndeclared(p *Pass) {
+	m := p.Pack.AgentOS
+	if m == nil || m.Value == nil {
+		return
+	}
+	for _, c := range m.Config {
+		if c.Secret && !m.Secret(c.Key) {
+			p.Report(m.File, c.KeyPos.Line, c.KeyPos.Col, fmt.Sprintf("configuration property %q is secret but requiredSecrets/optionalSecrets do not list it", c.Key), fmt.Sprintf("add %q to \"requiredSecrets\" (or \"optionalSecrets\")", c.Key))
+		}
+	}
+}
+
+func runAgentOSManifestExported(p *Pass) {
+	ex := p.Pack.JSON().Get("exports")
+	if ex == nil || ex.Kind != jsonpos.Object || !p.Exists(pack.AgentOSManifest) {
+		return
+	}
+	for _, m := range ex.Members {
+		if !strings.HasPrefix(m.Key, ".") {
+			return // a conditions object: only "." is exported
+		}
+	}
+	if ex.Get("./manifest.json") != nil || ex.Get("./*") != nil {
+		return
+	}
+	p.ReportJSON(p.PackageJSON(), ex, "the exports map does not export ./manifest.json, which the runtime's discovery reads", `add "./manifest.json": "./manifest.json" to "exports"`)
+}
+
+func runAgentOSPeerRange(p *Pass) {
+	pj := p.Pack.JSON()
+	if pj.Value == nil || !agentOSPack(p) && p.Pack.Role != workspace.RoleTemplate || pj.Private || p.Pack.Role == workspace.RoleRoot {
+		return
+	}
+	if p.Pack.Role == "" && p.Pack.AgentOS == nil {
+		return
+	}
+	peer := pj.Get("peerDependencies").Get("@framers/agentos")
+	if peer == nil {
+		at := pj.Get("dependencies").Get("@framers/agentos")
+		msg := "@framers/agentos is not a peer dependency"
+		if at != nil {
+			msg = "@framers/agentos is a dependency; the host brings its own copy, so it must be a peer"
+		}
+		p.ReportJSON(p.PackageJSON(), orValue(at, pj.Get("peerDependencies")), msg, `add "peerDependencies": {"@framers/agentos": ">=0.9.0"}`)
+		return
+	}
+	if peer.Kind != jsonpos.String {
+		return
+	}
+	if bounded(peer.Str) {
+		floor := lowerBound(peer.Str)
+		hint := "use a floor without a ceiling, such as \">=0.9.0\""
+		if floor != "" {
+			hint = fmt.Sprintf("write \">=%s\"", floor)
+		}
+		p.ReportJSON(p.PackageJSON(), peer, fmt.Sprintf("the @framers/agentos peer range %q has an upper bound", peer.Str), hint)
+	}
+}
+
+// bounded reports whether a range admits only versions below some ceiling.
+func bounded(rng string) bool {
+	rng = strings.TrimSpace(rng)
+	if rng == "*" || rng == "" || rng == "x" || rng == "latest" {
+		return false
+	}
+	for _, alt := range strings.Split(rng, "||") {
+		alt = strings.TrimSpace(alt)
+		if alt == "*" || alt == "" {
+			return false
+		}
+		if strings.ContainsAny(alt, "^~<") || strings.Contains(alt, " - ") {
+			continue
+		}
+		fields := strings.Fields(alt)
+		unbounded := true
+		for _, f := range fields {
+			if !strings.HasPrefix(f, ">") {
+				unbounded = false
+			}
+		}
+		if unbounded {
+			return false
+		}
+		// A bare or x-range version (1.2.3, 1.x) is bounded.
+	}
+	return true
+}
+
+// lowerBound returns the lowest version a simple range names, or "".
+func lowerBound(rng string) string {
+	c, err := semver.NewConstraint(rng)
+	if err != nil {
+		return ""
+	}
+	for _, alt := range strings.Split(rng, "||") {
+		f := strings.Fields(strings.TrimSpace(alt))
+		if len(f) == 0 {
+			continue
+		}
+		v := strings.TrimLeft(f[0], "^~>=v")
+		if sv, err := semver.NewVersion(v); err == nil && c.Check(sv) {
+			return sv.String()
+		}
+	}
+	return ""
+}
+
+func runRoleMissing(p *WorkspacePass) {
+	if p.WS.Roles == nil {
+		return
+	}
+	for _, pr := range p.WS.Problems {
+		if pr.Rule == "role-missing" {
+			p.Report(pr.File, pr.Line, pr.Col, pr.Message, "")
+		}
+	}
+	if p.WS.Roles.Value == nil {
+		return
+	}
+	for _, pk := range p.WS.Packages {
+		if _, ok := p.WS.Roles.Roles[pk.Dir]; ok {
+			continue
+		}
+		at := p.WS.Roles.Value.Get("roles")
+		line, col := 1, 1
+		if at != nil {
+			line, col = at.Pos.Line, at.Pos.Col
+		}
+		name := pk.JSON.Name
+		if name == "" {
+			name = pk.Dir
+		}
+		p.Report(p.WS.Roles.File, line, col, fmt.Sprintf("workspace package %s (%s) has no role", name, pk.Dir), fmt.Sprintf("add %q: \"pack\" (or library, template, root) to \"roles\"", pk.Dir))
+	}
+}
+
+func runRoleUnknown(p *WorkspacePass) {
+	if p.WS.Roles == nil || p.WS.Roles.Value == nil {
+		return
+	}
+	roles := p.WS.Roles.Value.Get("roles")
+	for _, m := range roles.Members {
+		switch m.Value.Text() {
+		case workspace.RolePack, workspace.RoleLibrary, workspace.RoleTemplate, workspace.RoleRoot:
+			continue
+		}
+		p.Report(p.WS.Roles.File, m.Value.Pos.Line, m.Value.Pos.Col, fmt.Sprintf("role %s of %q is not one of pack, library, template, root", describeJSON(m.Value), m.Key), "")
+	}
+}
+
+func runRoleOrphan(p *WorkspacePass) {
+	if p.WS.Roles == nil || p.WS.Roles.Value == nil {
+		return
+	}
+	for _, dir := range p.WS.Roles.Order {
+		if p.WS.Package(dir) != nil {
+			continue
+		}
+		pos := p.WS.Roles.RolePos[dir]
+		why := "holds no package.json"
+		if _, err := fs.Stat(p.WS.FS, dir); err != nil {
+			why = "does not exist"
+		} else if _, err := fs.Stat(p.WS.FS, path.Join(dir, "package.json")); err == nil {
+			why = "is not a workspace package (no workspace glob matches it)"
+		}
+		p.Report(p.WS.Roles.File, pos.Line, pos.Col, fmt.Sprintf("the role map names %s, which %s", dir, why), "remove the entry or fix the path")
+	}
+}

@@ -1,0 +1,169 @@
+package check
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of testdata/packs/bad/*.txtar")
+
+// rulesMD lists every ID of RULES.md: the catalogue must hold exactly these.
+var rulesMD = strings.Fields(`package-json-invalid package-name-invalid package-version-invalid exports-target-invalid
+entry-not-shipped manifest-not-shipped workspace-protocol secret-shipped readme-missing
+agentos-manifest-invalid agentos-version-mismatch agentos-name agentos-license agentos-license-file
+agentos-publish-access agentos-kind-unknown agentos-secret-undeclared agentos-manifest-not-exported
+agentos-peer-range role-missing role-unknown role-orphan
+plaios-manifest-invalid plaios-kind-unknown plaios-class-missing plaios-interface-duplicate
+plaios-dependency-unknown plaios-entry-unresolved plaios-page-missing plaios-version-mismatch
+plaios-config-invalid plaios-field-ignored plaios-startup-invalid
+openclaw-manifest-invalid openclaw-version-mismatch openclaw-entry openclaw-contract-drift pi-peer-range
+pi-extension-missing
+schema-invalid schema-type-unknown schema-draft schema-meta-id schema-async schema-format-unknown
+schema-keyword-unknown schema-default-invalid schema-not-strict tool-name-invalid descriptor-undeclared`)
+
+func TestCatalogueMatchesRULESmd(t *testing.T) {
+	got := RuleIDs()
+	want := append([]string(nil), rulesMD...)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("rule IDs differ from RULES.md\n got: %v\nwant: %v", got, want)
+	}
+	for _, r := range Rules() {
+		if len(r.Help) < 60 || r.Family == "" || r.Severity == Off {
+			t.Errorf("rule %s needs a family, a default severity and a real help paragraph", r.ID)
+		}
+		if r.Run == nil && r.RunWorkspace == nil && !r.Guard && !strings.HasPrefix(r.ID, "schema-") && r.ID != "tool-name-invalid" {
+			t.Errorf("rule %s has no run function and is not a guard rule", r.ID)
+		}
+	}
+}
+
+// extract writes a txtar archive's files (all but "want") into a temporary folder.
+func extract(t *testing.T, file string) (dir string, ar *txtar.Archive) {
+	t.Helper()
+	ar, err := txtar.ParseFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	files := map[string]string{}
+	for _, f := range ar.Files {
+		if f.Name != "want" {
+			files[f.Name] = string(f.Data)
+		}
+	}
+	testenv.WriteFiles(t, dir, files)
+	return dir, ar
+}
+
+func validateDir(t *testing.T, dir string) *Result {
+	t.Helper()
+	res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir})
+	if err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	return res
+}
+
+func render(diags []Diagnostic) string {
+	var b strings.Builder
+	for _, d := range diags {
+		b.WriteString(d.File + ":" + strconv.Itoa(d.Line) + ":" + strconv.Itoa(d.Col) + ": " + d.Severity.String() + " " + d.Rule + ": " + d.Message + "\n")
+		if d.Hint != "" {
+			b.WriteString("    hint: " + d.Hint + "\n")
+		}
+	}
+	return b.String()
+}
+
+func TestGoodPacksHaveNoFinding(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/packs/good/*.txtar")
+	if len(files) < 5 {
+		t.Fatalf("expected the good fixtures of every runtime, found %d", len(files))
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txtar"), func(t *testing.T) {
+			dir, _ := extract(t, f)
+			res := validateDir(t, dir)
+			if len(res.Diagnostics) > 0 {
+				t.Errorf("a good pack has findings:\n%s", render(res.Diagnostics))
+			}
+			if len(res.Targets) == 0 {
+				t.Error("no package was checked")
+			}
+		})
+	}
+}
+
+// TestBadPacks runs each broken fixture and compares every finding (file, position, rule,
+// message, hint) with the fixture's want section. `go test -update` rewrites them.
+func TestBadPacks(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/packs/bad/*.txtar")
+	fired := map[string]bool{}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			dir, ar := extract(t, f)
+			res := validateDir(t, dir)
+			got := render(res.Diagnostics)
+			rule := ruleOf(name)
+			found := false
+			for _, d := range res.Diagnostics {
+				fired[d.Rule] = true
+				if d.Rule == rule {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("fixture %s does not trip %s; got:\n%s", name, rule, got)
+			}
+			var want []byte
+			idx := -1
+			for i, af := range ar.Files {
+				if af.Name == "want" {
+					want, idx = af.Data, i
+				}
+			}
+			if *update {
+				if idx < 0 {
+					ar.Files = append(ar.Files, txtar.File{Name: "want"})
+					idx = len(ar.Files) - 1
+				}
+				ar.Files[idx].Data = []byte(got)
+				if err := os.WriteFile(f, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !bytes.Equal(want, []byte(got)) {
+				t.Errorf("findings differ (run go test -update to accept)\n--- got\n%s--- want\n%s", got, want)
+			}
+		})
+	}
+	for _, r := range Rules() {
+		if !r.Guard && !fired[r.ID] {
+			t.Errorf("no fixture under testdata/packs/bad trips %s", r.ID)
+		}
+	}
+}
+
+// ruleOf maps a fixture name to the rule it is about: the longest rule ID it starts with.
+func ruleOf(name string) string {
+	best := ""
+	for _, id := range RuleIDs() {
+		if (name == id || strings.HasPrefix(name, id+"-")) && len(id) > len(best) {
+			best = id
+		}
+	}
+	return best
+}

@@ -1,0 +1,158 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/pack"
+)
+
+func init() {
+	register(
+		&Rule{ID: "openclaw-manifest-invalid", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawManifest,
+			Help: "openclaw.plugin.json is read as JSON5 and must hold an object with an `id` and an object `configSchema` (`{\"type\":\"object\",\"additionalProperties\":false}` when the plugin has no configuration). OpenClaw reads only its documented top-level keys; any other key is ignored (reported as a warning)."},
+		&Rule{ID: "openclaw-version-mismatch", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawVersion,
+			Help: "The manifest's `version` must equal package.json's: `openclaw plugins build` writes it from package.json, and `--check` fails when they differ."},
+		&Rule{ID: "openclaw-entry", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawEntry,
+			Help: "package.json must list the plugin's built entry in `openclaw.extensions` (`[\"./dist/index.js\"]`), and that file must be among the files npm packs; OpenClaw loads nothing else."},
+		&Rule{ID: "openclaw-contract-drift", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Guard: true,
+			Help: "(guard) The tools the built entry registers must equal `contracts.tools` in openclaw.plugin.json. OpenClaw drops a registration that the contract does not list (`plugin must declare contracts.tools for: …`), and discovery shows tools that are not there. Regenerate with `plaios export openclaw` or `openclaw plugins build`."},
+		&Rule{ID: "pi-peer-range", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiPeers,
+			Help: "Pi's core packages (`@earendil-works/pi-coding-agent`, `pi-ai`, `pi-agent-core`, `pi-tui`, `typebox`) are provided by Pi itself: list them as peer dependencies with the range `\"*\"`, never in `dependencies`, or a second copy is bundled next to Pi's."},
+		&Rule{ID: "pi-extension-missing", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiExtensions,
+			Help: "Every entry of package.json `pi.extensions` must be a file npm packs; Pi loads extensions from those paths in the installed package."},
+	)
+}
+
+// maxOpenClawManifest is the largest manifest OpenClaw reads (MAX_PLUGIN_MANIFEST_BYTES).
+const maxOpenClawManifest = 262144
+
+func runOpenClawManifest(p *Pass) {
+	m := p.Pack.OpenClaw
+	if m == nil {
+		return
+	}
+	if m.Err != nil {
+		var se *jsonpos.SyntaxError
+		switch {
+		case errors.As(m.Err, &se):
+			p.Report(m.File, se.Pos.Line, se.Pos.Col, "openclaw.plugin.json is not valid JSON5: "+se.Msg, "")
+		case errors.Is(m.Err, fs.ErrNotExist):
+		default:
+			p.Report(m.File, 1, 1, "openclaw.plugin.json cannot be read: "+m.Err.Error(), "")
+		}
+		return
+	}
+	v := m.Value
+	if v.Kind != jsonpos.Object {
+		p.ReportJSON(m.File, v, "openclaw.plugin.json must hold an object", "")
+		return
+	}
+	if len(m.Data) > maxOpenClawManifest {
+		p.Report(m.File, 1, 1, fmt.Sprintf("openclaw.plugin.json is %d bytes; OpenClaw refuses manifests over %d bytes", len(m.Data), maxOpenClawManifest), "")
+	}
+	if id := v.Get("id"); id.IsString() && strings.EqualFold(strings.TrimSpace(id.Str), "node-mcp") {
+		p.ReportJSON(m.File, id, fmt.Sprintf("plugin id %q is reserved by OpenClaw core", id.Str), "choose another id")
+	}
+	if id := v.Get("id"); id == nil {
+		p.ReportJSON(m.File, v, "openclaw.plugin.json has no \"id\"", "add \"id\": the plugin id, usually the package name without its scope")
+	} else if id.Kind != jsonpos.String || strings.TrimSpace(id.Str) == "" {
+		p.ReportJSON(m.File, id, "\"id\" must be a non-empty string", "")
+	}
+	if cs := v.Get("configSchema"); cs == nil {
+		p.ReportJSON(m.File, v, "openclaw.plugin.json has no \"configSchema\"", `add "configSchema": {"type": "object", "additionalProperties": false}`)
+	} else if cs.Kind != jsonpos.Object {
+		p.ReportJSON(m.File, cs, fmt.Sprintf("\"configSchema\" must be an object schema, not %s", article(cs.Kind.String())), "")
+	}
+	if tools := v.Path("contracts", "tools"); tools != nil {
+		if tools.Kind != jsonpos.Array {
+			p.ReportJSON(m.File, tools, "contracts.tools must be a list of tool names", "")
+		}
+	}
+	known := map[string]bool{}
+	for _, k := range pack.OpenClawKeys {
+		known[k] = true
+	}
+	for _, mem := range v.Members {
+		if !known[mem.Key] {
+			p.ReportSeverity(Warning, m.File, mem.KeyPos.Line, mem.KeyPos.Col, fmt.Sprintf("%q is not a documented openclaw.plugin.json key; OpenClaw ignores it", mem.Key), "")
+		}
+	}
+}
+
+func runOpenClawVersion(p *Pass) {
+	m := p.Pack.OpenClaw
+	if m == nil || m.Value == nil || m.Version == "" || p.Pack.Version() == "" {
+		return
+	}
+	if m.Version != p.Pack.Version() {
+		p.ReportJSON(m.File, m.Value.Get("version"), fmt.Sprintf("manifest version %s differs from package.json version %s (%s)", m.Version, p.Pack.Version(), ahead(m.Version, p.Pack.Version())), fmt.Sprintf("write %q in openclaw.plugin.json, or run openclaw plugins build", p.Pack.Version()))
+	}
+}
+
+func runOpenClawEntry(p *Pass) {
+	pj := p.Pack.JSON()
+	if pj.Value == nil {
+		return
+	}
+	oc := pj.Get("openclaw")
+	exts := oc.Get("extensions")
+	if exts == nil || exts.Kind != jsonpos.Array || len(exts.Items) == 0 {
+		p.ReportJSON(p.PackageJSON(), orValue(exts, orValue(oc, nil)), "package.json has no openclaw.extensions entry", `add "openclaw": {"extensions": ["./dist/index.js"]}`)
+		return
+	}
+	if len(exts.Items) > 1 {
+		p.ReportJSON(p.PackageJSON(), exts.Items[1], "a packed OpenClaw plugin has exactly one entry; openclaw.extensions lists more", "")
+	}
+	if pj.Private {
+		return
+	}
+	for _, it := range exts.Items {
+		if it.Kind != jsonpos.String {
+			p.ReportJSON(p.PackageJSON(), it, "openclaw.extensions entries must be strings", "")
+			continue
+		}
+		if ok, why := p.shippedOrBuilt(it.Str); !ok {
+			p.ReportJSON(p.PackageJSON(), it, fmt.Sprintf("openclaw.extensions names %s, which npm would not pack: %s", it.Str, why), filesHint(it.Str))
+		}
+	}
+}
+
+func runPiPeers(p *Pass) {
+	pj := p.Pack.JSON()
+	if pj.Value == nil {
+		return
+	}
+	for _, core := range pack.PiCorePackages {
+		if d := pj.Get("dependencies").Get(core); d != nil {
+			p.ReportJSON(p.PackageJSON(), d, fmt.Sprintf("%s is a Pi core package and must not be a dependency (Pi provides it)", core), fmt.Sprintf("move it to peerDependencies as %q: \"*\"", core))
+		}
+		if peer := pj.Get("peerDependencies").Get(core); peer != nil && peer.Text() != "*" {
+			p.ReportJSON(p.PackageJSON(), peer, fmt.Sprintf("the peer range of %s is %s; Pi core packages take \"*\"", core, describeJSON(peer)), fmt.Sprintf("write %q: \"*\"", core))
+		}
+	}
+}
+
+func runPiExtensions(p *Pass) {
+	pj := p.Pack.JSON()
+	m := p.Pack.Pi
+	if pj.Value == nil || m == nil {
+		return
+	}
+	exts := m.Value.Get("extensions")
+	if exts == nil || exts.Kind != jsonpos.Array || len(exts.Items) == 0 {
+		p.ReportJSON(p.PackageJSON(), orValue(exts, m.Value), "the pi field lists no extensions", `add "pi": {"extensions": ["./dist/index.js"]}`)
+		return
+	}
+	if pj.Private {
+		return // not published: Pi loads it from the folder
+	}
+	for _, it := range m.Extensions {
+		if ok, why := p.shippedOrBuilt(it.Str); !ok {
+			p.ReportJSON(p.PackageJSON(), it, fmt.Sprintf("pi.extensions names %s, which npm would not pack: %s", it.Str, why), filesHint(it.Str))
+		}
+	}
+}

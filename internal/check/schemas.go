@@ -1,0 +1,143 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/schema"
+)
+
+func init() {
+	register(
+		&Rule{ID: "schema-invalid", Severity: Error, Family: "Tool schemas", Run: runFileSchemas,
+			Help: "The schema must compile as JSON Schema draft-07, the dialect the runtimes' executors (Ajv) read. A schema that does not compile fails every call of its tool with SYS_CONFIGURATION_ERROR; the message names the keyword and its JSON pointer."},
+		&Rule{ID: "schema-type-unknown", Severity: Error, Family: "Tool schemas",
+			Help: "`type` must be one of null, boolean, object, array, number, string, integer (or a list of them). Ajv refuses to compile anything else, so the tool fails on every call."},
+		&Rule{ID: "schema-draft", Severity: Error, Family: "Tool schemas",
+			Help: "`$schema` names a draft other than draft-07. The executor's Ajv only knows draft-07 and refuses to compile the schema."},
+		&Rule{ID: "schema-meta-id", Severity: Error, Family: "Tool schemas",
+			Help: "The schema's `$id` is the draft-07 meta-schema's own id (`http://json-schema.org/draft-07/schema#`); Ajv already holds a schema with that id and refuses to add it again."},
+		&Rule{ID: "schema-async", Severity: Error, Family: "Tool schemas",
+			Help: "The schema is marked `$async`; the executor validates synchronously and fails the call."},
+		&Rule{ID: "schema-format-unknown", Severity: Warning, Family: "Tool schemas",
+			Help: "A `format` the executor does not know (ajv-formats' list) is ignored there, with a line in the log: the value is not checked at all."},
+		&Rule{ID: "schema-keyword-unknown", Severity: Warning, Family: "Tool schemas",
+			Help: "A keyword draft-07 does not define is passed over silently: it is usually a typo (`requried`, `additionalProperty`) that leaves the schema weaker than it reads."},
+		&Rule{ID: "schema-default-invalid", Severity: Warning, Family: "Tool schemas",
+			Help: "A `default` that its own schema rejects: the executor fills it in and then refuses the call it just completed."},
+		&Rule{ID: "schema-not-strict", Severity: Warning, Family: "Tool schemas",
+			Help: "Models call tools in strict mode: every property listed in `required`, `additionalProperties: false` on every object, and \"not given\" written as null (`type: [\"number\", \"null\"]`). An error for PLAIOS capabilities, whose schemas go to the model in strict mode; a warning elsewhere."},
+		&Rule{ID: "tool-name-invalid", Severity: Error, Family: "Tool schemas", Run: runToolNames,
+			Help: "A tool name the runtime rejects: PLAIOS function names match `^[a-zA-Z0-9_-]+$`, MCP tool names are 1–128 of `[A-Za-z0-9_.-]`, and names are unique within a package."},
+		&Rule{ID: "descriptor-undeclared", Severity: Warning, Family: "Tool schemas", Guard: true,
+			Help: "(guard) The pack's factory returns a descriptor id that manifest.json does not list, or the manifest lists one the factory does not return: the registry catalog then advertises the wrong tools."},
+	)
+}
+
+// runFileSchemas checks the schemas that stand in files: OpenClaw's configSchema and any
+// schema an AgentOS manifest extension carries.
+func runFileSchemas(p *Pass) {
+	switch p.Pack.Runtime {
+	case pack.OpenClaw:
+		if m := p.Pack.OpenClaw; m != nil && m.Value != nil {
+			if cs := m.Value.Get("configSchema"); cs != nil && cs.Kind == jsonpos.Object {
+				p.schemaFindings(m.File, "configSchema", schema.CheckFile(cs, schema.Options{}))
+			}
+		}
+	case pack.AgentOS:
+		if m := p.Pack.AgentOS; m != nil && m.Value != nil {
+			for i, e := range m.Extensions {
+				for _, key := range []string{"schema", "inputSchema", "outputSchema"} {
+					if s := e.Value.Get(key); s != nil && (s.Kind == jsonpos.Object || s.Kind == jsonpos.Bool) {
+						// Tool input schemas go to models, which call tools in strict mode.
+						strict := e.Kind == "tool" && key == "inputSchema"
+						p.schemaFindings(m.File, fmt.Sprintf("extensions[%d].%s", i, key), schema.CheckFile(s, schema.Options{Strict: strict}))
+					}
+				}
+			}
+		}
+	}
+}
+
+func (p *Pass) schemaFindings(file, where string, findings []schema.Finding) {
+	for _, f := range findings {
+		sev := Error
+		if r := Lookup(f.Rule); r != nil && !(f.Fatal && p.Pack.Runtime == pack.AgentOS) {
+			sev = r.Severity
+		}
+		msg := fmt.Sprintf("%s%s: %s", where, f.Pointer, lowerFirst(strings.TrimSuffix(f.Message, ".")))
+		p.diags = append(p.diags, Diagnostic{Rule: f.Rule, Severity: sev, File: file, Line: max(1, f.Pos.Line), Col: max(1, f.Pos.Col), Message: msg, Hint: f.Hint})
+	}
+}
+
+// runToolNames checks the tool names that stand in files: an AgentOS manifest's tool
+// extension ids and OpenClaw's contracts.tools, against the MCP rules (plaios exports every
+// pack through MCP) and for duplicates.
+func runToolNames(p *Pass) {
+	var file string
+	var names []string
+	var values []*jsonpos.Value
+	switch {
+	case p.Pack.AgentOS != nil && p.Pack.AgentOS.Value != nil:
+		file = p.Pack.AgentOS.File
+		for _, e := range p.Pack.AgentOS.Extensions {
+			if e.Kind == "tool" && e.ID != "" {
+				names = append(names, e.ID)
+				values = append(values, e.Value.Get("id"))
+			}
+		}
+	case p.Pack.OpenClaw != nil && p.Pack.OpenClaw.Value != nil:
+		file = p.Pack.OpenClaw.File
+		if tools := p.Pack.OpenClaw.Value.Path("contracts", "tools"); tools != nil && tools.Kind == jsonpos.Array {
+			for _, it := range tools.Items {
+				if it.Kind == jsonpos.String {
+					names = append(names, it.Str)
+					values = append(values, it)
+				}
+			}
+		}
+	default:
+		return
+	}
+	for i, n := range names {
+		if err := schema.ToolName(n, schema.MCP); err != nil {
+			p.ReportJSON(file, values[i], err.Error(), "use letters, digits, _, - and . (at most 128), e.g. "+suggestToolName(n))
+		}
+	}
+	for _, d := range schema.DuplicateNames(names) {
+		for _, i := range d.Indexes[1:] {
+			p.ReportJSON(file, values[i], fmt.Sprintf("tool name %q is given more than once; tool names must be unique", d.Name), "")
+		}
+	}
+}
+
+func suggestToolName(n string) string {
+	var b strings.Builder
+	for _, r := range n {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	s := b.String()
+	if s == "" {
+		s = "tool"
+	}
+	if len(s) > 128 {
+		s = s[:128]
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// lowerFirst lowers a sentence's first letter to fit the "rule: message" line, leaving
+// quoted words and acronyms alone.
+func lowerFirst(s string) string {
+	if len(s) > 1 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z' {
+		return string(s[0]+'a'-'A') + s[1:]
+	}
+	return s
+}
