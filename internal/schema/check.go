@@ -46,7 +46,9 @@ type Options struct {
 }
 
 // Check returns the findings of a schema given as plain values (encoding/json's, or anything
-// encoding/json can encode). Findings have no positions.
+// encoding/json can encode). Findings have no positions. A nil schema is reported as not a
+// schema; a tool that has none is the caller's business (the AgentOS executor then skips
+// validation).
 func Check(schema any, opts Options) []Finding {
 	v, err := fromGo(schema)
 	if err != nil {
