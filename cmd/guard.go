@@ -1,17 +1,242 @@
 package cmd
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
 	"github.com/spf13/cobra"
 
+	"github.com/plaios/plaios/internal/check"
+	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/guard"
+	"github.com/plaios/plaios/internal/sandbox"
 )
 
-// GuardOptions is replaced by the real command.
-type GuardOptions struct{}
+// GuardOptions holds the inputs of `plaios guard` and what it needs from the outside.
+type GuardOptions struct {
+	IO         *IOStreams
+	Config     func() (*config.Config, error)
+	HTTPClient func() (*http.Client, error)
+	Getenv     func(string) string
+	Dir        func() (string, error)
+	JSON       bool // the global --json
 
-// NewCmdGuard is under construction.
+	Paths    []string
+	All      bool
+	Only     []string
+	Plan     string
+	Out      string
+	Registry string
+	Timeout  time.Duration
+	Jobs     int
+	Shard    string // "I/N"
+	Sandbox  string
+	Format   string
+}
+
+// NewCmdGuard builds `plaios guard`. runF replaces the run in tests of flag parsing.
 func NewCmdGuard(f *Factory, runF func(*GuardOptions) error) *cobra.Command {
-	return &cobra.Command{Use: "guard", Hidden: true, RunE: func(*cobra.Command, []string) error {
-		return exit.Envf("guard is under construction")
-	}}
+	opts := &GuardOptions{IO: f.IO, Config: f.Config, HTTPClient: f.HTTPClient, Getenv: f.Getenv, Dir: f.Dir}
+	c := &cobra.Command{
+		Use:   "guard [PATH...]",
+		Short: "Pack, install and load each candidate with the network refused",
+		Long: `Proves that what would be published works: packs each candidate with the repository's pack
+tool, checks the tarball, installs it into an empty ESM project without install scripts and
+imports it there in a child process with the network refused, then checks the contract of its
+runtime and role.
+
+Candidates by default are the publishable packages whose version is not yet on the registry;
+--all takes every publishable package, --only the folders it names, --plan the releases of a
+release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
+		Example: `  plaios guard
+  plaios guard --all --out .plaios/packs
+  plaios guard --plan plan.json --out .plaios/packs --format github
+  plaios guard --only registry/curated/research/web-search --timeout 2m
+  plaios guard --all --shard 2/4`,
+		Args: usageArgs(cobra.ArbitraryArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Paths = args
+			opts.JSON = f.JSON
+			if err := oneOf("format", opts.Format, "text", "json", "github"); err != nil {
+				return err
+			}
+			if err := oneOf("sandbox", opts.Sandbox, sandbox.Modes...); err != nil {
+				return err
+			}
+			if opts.Timeout <= 0 {
+				return exit.Usagef("--timeout %s is not valid; give a positive duration such as 60s or 2m", opts.Timeout)
+			}
+			if opts.Shard != "" {
+				if _, _, err := parseShard(opts.Shard); err != nil {
+					return err
+				}
+			}
+			// Bound here, not when the command is built: other commands bind the same keys to
+			// their own flags, and the last binding wins.
+			f.bindFlag("registry", c.Flags().Lookup("registry"))
+			f.bindFlag("jobs", c.Flags().Lookup("jobs"))
+			if runF != nil {
+				return runF(opts)
+			}
+			return guardRun(c.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&opts.All, "all", false, "guard every publishable package")
+	fl.StringSliceVar(&opts.Only, "only", nil, "guard only these package folders (`DIR,…`)")
+	fl.StringVar(&opts.Plan, "plan", "", "guard exactly the releases of a release plan (`plan.json`)")
+	fl.StringVar(&opts.Out, "out", "", "keep the tarballs and guard-report.json in `DIR`, for publish")
+	fl.StringVar(&opts.Registry, "registry", "", "where dependencies install from and versions are looked up (`URL`)")
+	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "per package import limit")
+	fl.IntVar(&opts.Jobs, "jobs", 0, "packages packed and loaded at once (`N`; default: number of CPUs)")
+	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
+	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the network is refused: auto, netns or off")
+	fl.StringVar(&opts.Format, "format", "text", "output: text, json or github")
+	return c
+}
+
+// parseShard reads "I/N".
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, exit.Usagef("--shard %q is not valid; give I/N with 1 ≤ I ≤ N, such as 2/4", s)
+	}
+	return i, n, nil
+}
+
+func guardRun(ctx context.Context, opts *GuardOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	dir, err := opts.Dir()
+	if err != nil {
+		return err
+	}
+	httpc, err := opts.HTTPClient()
+	if err != nil {
+		return err
+	}
+	sev := map[string]check.Severity{}
+	for id, v := range cfg.Rules {
+		s, ok := check.ParseSeverity(v)
+		if !ok {
+			return exit.Usagef("rules.%s: %q is not a severity; use off, warning or error", id, v)
+		}
+		sev[id] = s
+	}
+	format := opts.Format
+	if opts.JSON {
+		format = "json"
+	}
+	gopts := guard.Options{
+		Dir:         dir,
+		Paths:       opts.Paths,
+		All:         opts.All,
+		Only:        opts.Only,
+		Plan:        opts.Plan,
+		Jobs:        cfg.Jobs,
+		Out:         opts.Out,
+		Timeout:     opts.Timeout,
+		Registry:    cfg.Registry,
+		Sandbox:     sandbox.Mode(opts.Sandbox),
+		PackManager: cfg.PackManager,
+		Severity:    sev,
+		Getenv:      opts.Getenv,
+		HTTP:        httpc,
+	}
+	if opts.Shard != "" {
+		gopts.Shard, gopts.Shards, _ = parseShard(opts.Shard)
+	}
+	if opts.Sandbox == string(sandbox.Off) {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the packages load without a network namespace; only hooks inside node record and refuse their connections, so native code and child processes could still reach the network. This is a weaker check.")
+	}
+	var bar *progressLine
+	if opts.IO.Progress() {
+		bar = &progressLine{io: opts.IO}
+		gopts.Progress = bar.update
+	}
+	if opts.IO.Verbose {
+		gopts.Log = opts.IO.ErrOut
+	}
+	rep, err := guard.Run(ctx, gopts)
+	bar.clear()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return exit.Failf("interrupted; guard stopped its children and removed its temporary folders")
+		}
+		return err
+	}
+	if opts.IO.Verbose && rep.Sandbox != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "the packages loaded in %s\n", rep.Sandbox)
+	}
+	switch format {
+	case "json":
+		if err := guard.WriteJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	case "github":
+		guard.WriteGitHub(opts.IO.Out, rep)
+		fmt.Fprintln(opts.IO.Out, guard.Summary(rep))
+	default:
+		guard.WriteText(opts.IO.Out, rep)
+		if opts.Getenv("GITHUB_ACTIONS") == "true" {
+			guard.WriteGitHub(opts.IO.Out, rep)
+		}
+	}
+	if failed := rep.Failed(); len(failed) > 0 {
+		return exit.Failf("%d of %d %s failed the guard; fix what each reason says and run plaios guard again",
+			len(failed), len(rep.Packages), map[bool]string{true: "package", false: "packages"}[len(rep.Packages) == 1])
+	}
+	return nil
+}
+
+// progressLine draws one self-erasing progress line on a terminal's stderr.
+type progressLine struct {
+	io    *IOStreams
+	shown bool
+}
+
+var stageWords = map[string]string{"pack": "packing", "check": "checking tarballs", "install": "installing", "load": "loading"}
+
+func (p *progressLine) update(ev guard.Progress) {
+	if p == nil {
+		return
+	}
+	word := stageWords[ev.Stage]
+	if word == "" {
+		word = ev.Stage
+	}
+	line := fmt.Sprintf("guard: %s %d/%d", word, ev.Done, ev.Total)
+	if ev.Stage == "install" {
+		line = "guard: installing " + ev.Note
+		if ev.Done == ev.Total {
+			line = "guard: installed"
+		}
+	}
+	fmt.Fprintf(p.io.ErrOut, "\r\033[K%s", line)
+	p.shown = true
+}
+
+func (p *progressLine) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+	}
 }

@@ -2,11 +2,11 @@
 // the child starts in a new network namespace of its own (CLONE_NEWNET as root, through a new
 // user namespace otherwise), where no interface is up, so nothing it does reaches another
 // machine or this one's loopback. Inside it, node children are preloaded with hooks.mjs, which
-// records every attempt to connect (sockets, TLS, DNS, HTTP, fetch, UDP, WebSocket, network
-// clients started as child processes) and refuses it, so that a package that swallows the
-// error is still caught. The embedded node scripts (node/) are the hooks, the module loader
-// that serves the hosts' recording shims, and the guard harness that checks a package's
-// contract. With Mode Off there is no namespace and only the hooks stand guard: a weaker
+// records every attempt to connect (TCP and TLS sockets, DNS, HTTP, fetch, UDP, WebSocket,
+// network clients started as child processes) and refuses it, so that a package that swallows
+// the error is still caught. The embedded node scripts (node/) are the hooks, the faithful
+// copies of OpenClaw's entry helpers they can serve in place of the real SDK, and the guard
+// harness that checks a package's contract. With Mode Off there is no namespace and only the hooks stand guard: a weaker
 // check that callers must say out loud.
 package sandbox
 
@@ -196,13 +196,11 @@ type Spec struct {
 	Env  []string // nil: the parent's environment
 	// Timeout kills the child's whole process group when it runs longer (0: no limit).
 	Timeout time.Duration
-	// Hooks preloads hooks.mjs (node only): the recording of network attempts and the
-	// module loader.
+	// Hooks preloads hooks.mjs (node only): the recording and refusal of network attempts.
 	Hooks bool
-	// HostPackages are package names the host runtime provides; when a child imports one
-	// that is not installed, the loader resolves it from HostFallback (a folder) instead.
-	HostPackages []string
-	HostFallback string
+	// Shims also serves OpenClaw's entry helpers (openclaw/plugin-sdk/plugin-entry and
+	// …/tool-plugin) from the sandbox's faithful copies (needs Hooks).
+	Shims bool
 }
 
 // Attempt is one recorded attempt to reach the network.
@@ -269,7 +267,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 		if name == "" {
 			name = s.node
 		}
-		cfg, _ := json.Marshal(map[string]any{"hostPackages": spec.HostPackages, "hostFallback": fallbackURL(spec.HostFallback)})
+		cfg, _ := json.Marshal(map[string]any{"shims": spec.Shims})
 		cfgPath := filepath.Join(tmp, "config.json")
 		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
 			return nil, err
@@ -377,12 +375,4 @@ func killGroup(pid int) {
 
 func fileURL(p string) string {
 	return "file://" + filepath.ToSlash(p)
-}
-
-// fallbackURL is the parent URL host packages are resolved from: a file in the folder.
-func fallbackURL(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	return fileURL(filepath.Join(dir, "__plaios_guard_host__.js"))
 }

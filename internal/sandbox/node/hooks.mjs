@@ -1,22 +1,22 @@
 // plaios sandbox preload (node --import): records every attempt to reach the network and
-// refuses it, so that a package which swallows the error still shows up. It also registers
-// loader.mjs, which serves the host runtime's recording shims and finds host packages.
+// refuses it, so that a package which swallows the error still shows up. When asked to, it
+// also serves the OpenClaw entry helpers from ./openclaw (see loader.mjs): in-thread through
+// module.registerHooks where node has it (22.15+), else through a loader thread.
 //
 // Events are JSON lines appended to the file descriptor named by PLAIOS_SANDBOX_EVENTS_FD.
-// Configuration is a JSON file named by PLAIOS_SANDBOX_CONFIG:
-//   {"hostPackages": ["@framers/agentos", …], "hostFallback": "file:///…/pkg/", "shims": {…}}
+// Configuration is a JSON file named by PLAIOS_SANDBOX_CONFIG: {"shims": true|false}.
+//
+// TLS, HTTP/2 and WebSocket clients all connect through net.Socket.prototype.connect, which is
+// where they are recorded; fetch, http(s), DNS, UDP and child processes are recorded by name.
 
 import fs from 'node:fs';
 import net from 'node:net';
-import tls from 'node:tls';
 import dns from 'node:dns';
 import dgram from 'node:dgram';
 import http from 'node:http';
 import https from 'node:https';
-import http2 from 'node:http2';
 import childProcess from 'node:child_process';
-import { register } from 'node:module';
-import { syncBuiltinESMExports } from 'node:module';
+import module from 'node:module';
 
 const eventsFd = Number(process.env.PLAIOS_SANDBOX_EVENTS_FD || '-1');
 delete process.env.PLAIOS_SANDBOX_EVENTS_FD;
@@ -162,19 +162,6 @@ for (const [mod, scheme] of [[http, 'http'], [https, 'https']]) {
     return originalGet.apply(this, args);
   };
 }
-const originalHttp2Connect = http2.connect;
-http2.connect = function connect(authority, ...rest) {
-  record('http2', describeTarget(authority));
-  return originalHttp2Connect.call(this, authority, ...rest);
-};
-const originalTlsConnect = tls.connect;
-tls.connect = function connect(...args) {
-  const a = args[0];
-  const target = a && typeof a === 'object' ? `${a.host ?? a.servername ?? 'localhost'}:${a.port}` : `${args[1] ?? 'localhost'}:${a}`;
-  record('tls', target);
-  return originalTlsConnect.apply(this, args);
-};
-
 // UDP.
 for (const m of ['send', 'connect']) {
   const original = dgram.Socket.prototype[m];
@@ -261,13 +248,22 @@ for (const m of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'exec
 }
 
 // Make `import { lookup } from 'node:dns'` (and the others) see the recorded versions.
-syncBuiltinESMExports();
+module.syncBuiltinESMExports();
 
-// Module resolution: host runtime shims and host packages found in the workspace.
-register('./loader.mjs', import.meta.url, {
-  data: {
-    hostPackages: Array.isArray(config.hostPackages) ? config.hostPackages : [],
-    hostFallback: typeof config.hostFallback === 'string' ? config.hostFallback : '',
-    shims: config.shims && typeof config.shims === 'object' ? config.shims : {},
-  },
-});
+// Module resolution: the OpenClaw entry helpers.
+if (config.shims) {
+  const shims = {
+    'openclaw/plugin-sdk/plugin-entry': new URL('./openclaw/plugin-entry.mjs', import.meta.url).href,
+    'openclaw/plugin-sdk/tool-plugin': new URL('./openclaw/tool-plugin.mjs', import.meta.url).href,
+  };
+  if (typeof module.registerHooks === 'function') {
+    module.registerHooks({
+      resolve(specifier, context, nextResolve) {
+        if (Object.prototype.hasOwnProperty.call(shims, specifier)) return { url: shims[specifier], format: 'module', shortCircuit: true };
+        return nextResolve(specifier, context);
+      },
+    });
+  } else {
+    module.register('./loader.mjs', import.meta.url, { data: { shims } });
+  }
+}

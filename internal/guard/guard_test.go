@@ -1,0 +1,519 @@
+package guard
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/sandbox"
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// shared is one Verdaccio for every test of the package: starting one costs seconds.
+var shared struct {
+	once sync.Once
+	reg  *testenv.Registry
+	err  error
+}
+
+// testRegistry returns the package's Verdaccio; it lives until the test binary exits.
+func testRegistry(t *testing.T) *testenv.Registry {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.reg = testenv.Verdaccio(&keepAlive{T: t})
+	})
+	if shared.reg == nil {
+		t.Fatal("verdaccio did not start")
+	}
+	return shared.reg
+}
+
+// TestMain stops the shared registry when the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.reg != nil {
+		shared.reg.Stop()
+		os.RemoveAll(filepath.Dir(shared.reg.Storage))
+	}
+	os.Exit(code)
+}
+
+// keepAlive lets the shared registry outlive the test that started it (its Cleanup is
+// dropped; the process ends with the test binary).
+type keepAlive struct{ *testing.T }
+
+func (k *keepAlive) Cleanup(func()) {}
+
+func (k *keepAlive) TempDir() string {
+	dir, err := os.MkdirTemp("", "plaios-guard-verdaccio-")
+	if err != nil {
+		k.Fatal(err)
+	}
+	return dir
+}
+
+// copyTree copies a testdata folder into a temporary one, so that a run cannot touch it.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func baseOptions(t *testing.T, dir string) Options {
+	t.Helper()
+	reg := testRegistry(t)
+	env := map[string]string{}
+	for _, kv := range testenv.CleanEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	env["npm_config_cache"] = filepath.Join(testenv.CacheDir(t, "npm-cache"))
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	return Options{
+		Dir:      dir,
+		Registry: reg.URL,
+		Jobs:     2,
+		Timeout:  20 * time.Second,
+		Sandbox:  sandbox.Auto,
+		Getenv:   func(k string) string { return env[k] },
+	}
+}
+
+func byDir(rep *Report) map[string]*Result {
+	m := map[string]*Result{}
+	for _, r := range rep.Packages {
+		m[r.Dir] = r
+	}
+	return m
+}
+
+// TestFixtures guards every fixture pack of testdata/guard/fixtures in one run (one joint
+// install), then checks each outcome.
+func TestFixtures(t *testing.T) {
+	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
+	out := filepath.Join(t.TempDir(), "packs")
+	opts := baseOptions(t, dir)
+	opts.All = true
+	opts.Out = out
+	opts.Timeout = 4 * time.Second
+	var stages []string
+	opts.Progress = func(p Progress) {
+		if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
+			stages = append(stages, p.Stage)
+		}
+	}
+	start := time.Now()
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("guarded %d packages in %v", len(rep.Packages), time.Since(start))
+	if strings.Join(stages, ",") != "pack,check,install,load" {
+		t.Errorf("progress stages: %v", stages)
+	}
+	got := byDir(rep)
+
+	cases := []struct {
+		dir    string
+		ok     bool
+		reason string // substring of the reason
+		rule   string // a diagnostic with this rule
+		count  int    // descriptors, when ok
+	}{
+		{dir: ".", ok: true, count: 1},
+		{dir: "registry/curated/tools/good", ok: true, count: 1},
+		{dir: "registry/curated/tools/entry-missing", reason: "the tarball lacks dist/index.js, the file import \"@guard-fixture/agentos-ext-entry-missing\" loads", rule: "entry-not-shipped"},
+		{dir: "registry/curated/tools/import-throws", reason: "import failed: this pack cannot be imported"},
+		{dir: "registry/curated/tools/factory-throws", reason: "createExtensionPack threw: the factory refuses to build"},
+		{dir: "registry/curated/tools/no-descriptors", reason: "returned no descriptors"},
+		{dir: "registry/curated/network/fetch-at-import", reason: "reached for the network while loading or constructing: fetch https://telemetry.example.com/v1/ping?pack=fetch-at-import"},
+		{dir: "registry/curated/network/socket-swallowed", reason: "reached for the network while loading or constructing: connect metrics.example.com:443"},
+		{dir: "registry/curated/network/dns-lookup", reason: "reached for the network while loading or constructing: dns lookup updates.example.com"},
+		{dir: "registry/curated/tools/hang", reason: "timed out after 4s while importing it"},
+		{dir: "registry/curated/channels/option-missing", reason: "createExtensionPack threw: the botToken option is required"},
+		{dir: "registry/curated/channels/option-given", ok: true, count: 1},
+		{dir: "registry/curated/tools/bad-schema", reason: `tool "lookup" inputSchema/properties/word/type`, rule: "schema-type-unknown"},
+		{dir: "registry/curated/tools/dotenv", reason: "the tarball ships .env, which looks like a credential", rule: "secret-shipped"},
+		{dir: "registry/curated/tools/undeclared", ok: true, count: 2, rule: "descriptor-undeclared"},
+		{dir: "registry/curated/lib/library-good", ok: true, count: 2},
+		{dir: "registry/curated/lib/library-missing", reason: "does not export registerThings, which libraryExports in scripts/package-roles.json names"},
+		{dir: "packages/plaios-good", ok: true, count: 1},
+		{dir: "packages/plaios-page-unresolved", reason: `the page "./web/action" of interface plaios-page-unresolved.action does not resolve through exports`, rule: "plaios-entry-unresolved"},
+		{dir: "packages/openclaw-good", ok: true, count: 1},
+		{dir: "packages/openclaw-drift", reason: `the tools the entry registers differ from contracts.tools in openclaw.plugin.json: it registers "weather_alerts" that it does not declare and declares "weather_forecast" that it does not register`, rule: "openclaw-contract-drift"},
+		{dir: "packages/pi-good", ok: true, count: 1},
+	}
+	if len(rep.Packages) != len(cases) {
+		var dirs []string
+		for d := range got {
+			dirs = append(dirs, d)
+		}
+		sort.Strings(dirs)
+		t.Errorf("guarded %d packages, want %d: %v", len(rep.Packages), len(cases), dirs)
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.dir, "/", "_"), func(t *testing.T) {
+			r := got[c.dir]
+			if r == nil {
+				t.Fatalf("%s was not guarded", c.dir)
+			}
+			if r.OK != c.ok {
+				t.Fatalf("ok = %v, want %v; reason %q; diagnostics %+v", r.OK, c.ok, r.Reason, r.Diagnostics)
+			}
+			if !c.ok && !strings.Contains(r.Reason, c.reason) {
+				t.Errorf("reason %q\nwant it to contain %q", r.Reason, c.reason)
+			}
+			if c.ok && r.Reason != "" {
+				t.Errorf("an ok package has a reason: %q", r.Reason)
+			}
+			if c.ok && len(r.Descriptors) != c.count {
+				t.Errorf("descriptors %+v, want %d", r.Descriptors, c.count)
+			}
+			if c.rule != "" {
+				found := false
+				for _, d := range r.Diagnostics {
+					found = found || d.Rule == c.rule
+				}
+				if !found {
+					t.Errorf("no %s diagnostic among %+v (reason %q)", c.rule, r.Diagnostics, r.Reason)
+				}
+			}
+			// Every packed tarball is hashed and kept in --out, with its path relative to it.
+			if r.Tarball == "" || filepath.IsAbs(r.Tarball) {
+				t.Fatalf("tarball path %q", r.Tarball)
+			}
+			data, err := os.ReadFile(filepath.Join(out, r.Tarball))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s512 := sha512.Sum512(data)
+			s1 := sha1.Sum(data)
+			if r.Integrity != "sha512-"+base64.StdEncoding.EncodeToString(s512[:]) || r.Shasum != hex.EncodeToString(s1[:]) {
+				t.Errorf("hashes %s %s do not match the tarball", r.Integrity, r.Shasum)
+			}
+			if r.Files < 2 {
+				t.Errorf("files = %d", r.Files)
+			}
+		})
+	}
+
+	// The network attempts are recorded even though every pack above swallowed its error.
+	if a := got["registry/curated/network/socket-swallowed"].Attempts; len(a) == 0 || a[0].What != "connect" {
+		t.Errorf("attempts: %+v", a)
+	}
+
+	// guard-report.json has exactly CLI.md's shape.
+	data, err := os.ReadFile(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic struct {
+		SchemaVersion int              `json:"schemaVersion"`
+		Packages      []map[string]any `json:"packages"`
+	}
+	if err := json.Unmarshal(data, &generic); err != nil {
+		t.Fatal(err)
+	}
+	if generic.SchemaVersion != 1 || len(generic.Packages) != len(rep.Packages) {
+		t.Fatalf("report: %s", data)
+	}
+	want := []string{"descriptors", "diagnostics", "dir", "files", "integrity", "name", "ok", "reason", "tarball", "version"}
+	for _, p := range generic.Packages {
+		var keys []string
+		for k := range p {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if strings.Join(keys, ",") != strings.Join(want, ",") {
+			t.Fatalf("report keys %v, want %v", keys, want)
+		}
+	}
+	var diag map[string]any
+	for _, p := range generic.Packages {
+		if p["dir"] == "registry/curated/tools/dotenv" {
+			diag = p["diagnostics"].([]any)[0].(map[string]any)
+		}
+	}
+	for _, k := range []string{"rule", "severity", "file", "line", "column", "message"} {
+		if _, ok := diag[k]; !ok {
+			t.Errorf("a diagnostic lacks %q: %v", k, diag)
+		}
+	}
+	if diag["file"] != "registry/curated/tools/dotenv/.env" || diag["severity"] != "error" {
+		t.Errorf("diagnostic: %v", diag)
+	}
+	if strings.Contains(string(data), "sk-not-a-real-key") {
+		t.Fatal("the report carries the secret itself")
+	}
+
+	// Nothing is left behind: no guard folder in the temporary directory, no node process.
+	assertNoLeftovers(t)
+
+	// The text output names each failure as CLI.md says.
+	var text strings.Builder
+	WriteText(&text, rep)
+	for _, line := range []string{
+		"ok @guard-fixture/agentos-ext-good@1.0.0 (1 descriptor)\n",
+		"FAIL @guard-fixture/agentos-ext-factory-throws@1.0.0 (registry/curated/tools/factory-throws): createExtensionPack threw: the factory refuses to build\n",
+		"ok @guard-fixture/pi-good@0.1.0 (1 tool)\n",
+		"ok @guard-fixture/plaios-good@0.1.0 (1 interface)\n",
+		"ok @guard-fixture/library-good@1.0.0 (2 exports)\n",
+		"  warning descriptor-undeclared: the factory returns descriptor \"shout\", which manifest.json does not list\n",
+		"22 packages guarded: 8 ok, 14 failed\n",
+	} {
+		if !strings.Contains(text.String(), line) {
+			t.Errorf("text output lacks %q:\n%s", line, text.String())
+		}
+	}
+	var gh strings.Builder
+	WriteGitHub(&gh, rep)
+	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/dotenv/.env,title=plaios guard::@guard-fixture/agentos-ext-dotenv@1.0.0 (registry/curated/tools/dotenv): the tarball ships .env") {
+		t.Errorf("github annotations:\n%s", gh.String())
+	}
+}
+
+func assertNoLeftovers(t *testing.T) {
+	t.Helper()
+	entries, _ := os.ReadDir(os.TempDir())
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "plaios-guard-") && !strings.HasPrefix(e.Name(), "plaios-guard-verdaccio-") || strings.HasPrefix(e.Name(), "plaios-sandbox-") {
+			info, err := e.Info()
+			if err == nil && time.Since(info.ModTime()) < 10*time.Minute {
+				t.Errorf("left behind in the temporary folder: %s", e.Name())
+			}
+		}
+	}
+	out, _ := exec.Command("pgrep", "-f", harnessFile).Output()
+	if len(strings.TrimSpace(string(out))) > 0 {
+		t.Errorf("node harness processes are still running: %s", out)
+	}
+}
+
+// TestRealPacks guards published @framers/agentos-ext-* packs as they are: downloaded once
+// from npm, mirrored with their dependencies into the test registry, laid out as an
+// agentos-extensions repository.
+func TestRealPacks(t *testing.T) {
+	reg := testRegistry(t)
+	root := testenv.RepoRoot(t)
+	mirrored := testenv.Mirror(t, reg, filepath.Join(root, "testdata", "guard", "mirror", "package-lock.json"))
+	dir := filepath.Join(t.TempDir(), "agentos-extensions")
+	roles := map[string]string{}
+	for _, p := range mirrored {
+		if !strings.HasPrefix(p.Name, "@framers/agentos-ext-") {
+			continue
+		}
+		sub := "registry/curated/real/" + strings.TrimPrefix(p.Name, "@framers/agentos-ext-")
+		roles[sub] = "pack"
+		target := filepath.Join(dir, filepath.FromSlash(sub))
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Run(t, target, nil, "tar", "xzf", p.Tarball, "--strip-components=1")
+	}
+	if len(roles) != 5 {
+		t.Fatalf("the mirror lockfile names %d packs, want 5", len(roles))
+	}
+	rm, _ := json.Marshal(map[string]any{"roles": roles})
+	testenv.WriteFiles(t, dir, map[string]string{"scripts/package-roles.json": string(rm)})
+
+	// By default the candidates are the packages whose version is not on the registry: none.
+	opts := baseOptions(t, dir)
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Packages) != 0 || rep.Skipped != 5 || !strings.Contains(Summary(rep), "nothing to guard") {
+		t.Fatalf("default candidates: %d guarded, %d skipped: %s", len(rep.Packages), rep.Skipped, Summary(rep))
+	}
+
+	opts.All = true
+	rep, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Packages {
+		if !r.OK {
+			t.Errorf("%s@%s: %s", r.Name, r.Version, r.Reason)
+			continue
+		}
+		if len(r.Descriptors) == 0 {
+			t.Errorf("%s: no descriptors", r.Name)
+		}
+		t.Logf("ok %s@%s (%s), %d diagnostics", r.Name, r.Version, r.Noun(), len(r.Diagnostics))
+	}
+	got := byDir(rep)
+	ws := got["registry/curated/real/web-search"]
+	if ws == nil || len(ws.Descriptors) != 3 || ws.Descriptors[0].ID != "web_search" {
+		t.Errorf("web-search descriptors: %+v", ws)
+	}
+	// The tarballs guard packs from the published files hash like the published ones.
+	for _, p := range mirrored {
+		for _, r := range rep.Packages {
+			if r.Name == p.Name && r.Integrity == "" {
+				t.Errorf("%s has no integrity", r.Name)
+			}
+		}
+	}
+}
+
+// TestInstallFallback: when the joint install fails, each candidate is installed alone and the
+// one that breaks it is named.
+func TestInstallFallback(t *testing.T) {
+	dir := t.TempDir()
+	pkg := func(name string, deps string) string {
+		return `{"name":"@guard-fixture/` + name + `","version":"1.0.0","type":"module","main":"index.js","dependencies":{` + deps + `}}`
+	}
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":                 `{"name":"fallback-repo","private":true,"workspaces":["packages/*"]}`,
+		"packages/fine/package.json":   pkg("fine", ""),
+		"packages/fine/index.js":       "export const fine = true;\n",
+		"packages/broken/package.json": pkg("broken", `"@guard-fixture/no-such-package":"^9.9.9"`),
+		"packages/broken/index.js":     "export const broken = true;\n",
+	})
+	opts := baseOptions(t, dir)
+	opts.All = true
+	var log strings.Builder
+	opts.Log = &log
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byDir(rep)
+	if r := got["packages/fine"]; r == nil || !r.OK {
+		t.Fatalf("fine: %+v", r)
+	}
+	r := got["packages/broken"]
+	if r == nil || r.OK || !strings.HasPrefix(r.Reason, "install failed: ") || !strings.Contains(r.Reason, "no-such-package") {
+		t.Fatalf("broken: %+v", r)
+	}
+	if !strings.Contains(log.String(), "the joint install failed") {
+		t.Errorf("the log does not say the joint install failed:\n%s", log.String())
+	}
+}
+
+// TestCandidates covers the default selection against the registry, --only, --plan and
+// --shard, without packing anything twice.
+func TestCandidates(t *testing.T) {
+	reg := testRegistry(t)
+	dir := t.TempDir()
+	files := map[string]string{"package.json": `{"name":"cands","private":true,"workspaces":["packages/*"]}`}
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		files["packages/"+n+"/package.json"] = `{"name":"@guard-cands/` + n + `","version":"1.0.0","main":"index.js"}`
+		files["packages/"+n+"/index.js"] = "module.exports = {};\n"
+	}
+	files["packages/private/package.json"] = `{"name":"@guard-cands/private","version":"1.0.0","private":true}`
+	testenv.WriteFiles(t, dir, files)
+	reg.Publish(t, filepath.Join(dir, "packages", "b"))
+
+	g := func(mut func(*Options)) *run {
+		opts := baseOptions(t, dir)
+		mut(&opts)
+		r, err := newRun(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.openWorkspace(); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	dirs := func(r *run) string {
+		cands, _, _, err := r.candidates(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range cands {
+			out = append(out, c.Dir)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := dirs(g(func(o *Options) {})); got != "packages/a packages/c packages/d packages/e" {
+		t.Errorf("unpublished: %s", got)
+	}
+	if got := dirs(g(func(o *Options) { o.All = true })); got != "packages/a packages/b packages/c packages/d packages/e" {
+		t.Errorf("--all: %s", got)
+	}
+	if got := dirs(g(func(o *Options) { o.Only = []string{"packages/d,packages/a"} })); got != "packages/a packages/d" {
+		t.Errorf("--only: %s", got)
+	}
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		shards = append(shards, dirs(g(func(o *Options) { o.All = true; o.Shard, o.Shards = i, 2 })))
+	}
+	if strings.Join(shards, " | ") != "packages/a packages/c packages/e | packages/b packages/d" {
+		t.Errorf("--shard: %v", shards)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	os.WriteFile(plan, []byte(`{"schemaVersion":1,"releases":[{"name":"@guard-cands/e","dir":"packages/e","next":"1.0.0"},{"name":"@guard-cands/c","dir":"packages/c","next":"1.0.0"}]}`), 0o644)
+	if got := dirs(g(func(o *Options) { o.Plan = plan })); got != "packages/c packages/e" {
+		t.Errorf("--plan: %s", got)
+	}
+
+	// Mistakes are usage errors (exit 2) with a sentence; an unreachable registry is exit 3.
+	_, _, _, err := g(func(o *Options) { o.Only = []string{"packages/private"} }).candidates(context.Background())
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "not a publishable package") {
+		t.Errorf("--only private: %v", err)
+	}
+	os.WriteFile(plan, []byte(`{"schemaVersion":1,"releases":[{"name":"@guard-cands/e","dir":"packages/e","next":"1.0.1"}]}`), 0o644)
+	_, _, _, err = g(func(o *Options) { o.Plan = plan }).candidates(context.Background())
+	if exit.Code(err) != exit.Fail || !strings.Contains(err.Error(), "run plaios release-plan --write first") {
+		t.Errorf("--plan version: %v", err)
+	}
+	_, _, _, err = g(func(o *Options) { o.Registry = "http://127.0.0.1:9/" }).candidates(context.Background())
+	if exit.Code(err) != exit.Env || !strings.Contains(err.Error(), "cannot tell which versions are already published") {
+		t.Errorf("unreachable registry: %v", err)
+	}
+	if _, err := newRun(Options{All: true, Only: []string{"x"}}); exit.Code(err) != exit.Usage {
+		t.Errorf("--all with --only: %v", err)
+	}
+}
+
+// TestNoSandbox: when no namespace can be made, guard stops with exit 3 and a sentence.
+func TestNoSandbox(t *testing.T) {
+	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
+	opts := baseOptions(t, dir)
+	opts.Only = []string{"registry/curated/tools/good"}
+	// A node that cannot be started stands for a kernel that refuses the namespace: the
+	// probe is the first child started in one.
+	bad := filepath.Join(t.TempDir(), "node")
+	os.WriteFile(bad, []byte("not a program"), 0o644)
+	opts.Node = bad
+	_, err := Run(context.Background(), opts)
+	if exit.Code(err) != exit.Env || !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), "--sandbox off") {
+		t.Fatalf("want exit 3 naming --sandbox off, got %d: %v", exit.Code(err), err)
+	}
+}

@@ -1,0 +1,288 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/sandbox"
+)
+
+// HostPackages are the host runtimes' own packages. Guard never installs them, even when a
+// pack names one as a peer: the host provides them at run time, and they are big (the
+// AgentOS runtime brings ~290 dependencies, openclaw ~650 MB). When the workspace has one
+// installed (a devDependency the pack builds against), guard links that copy into its
+// project, as the host would provide it; OpenClaw's entry helpers are served by the
+// sandbox's faithful copies in any case.
+var HostPackages = []string{
+	"@framers/agentos",
+	"openclaw",
+	"@earendil-works/pi-coding-agent",
+	"@earendil-works/pi-ai",
+	"@earendil-works/pi-agent-core",
+	"@earendil-works/pi-tui",
+	"@plaios/core",
+	"@plaios/microfrontend",
+}
+
+func isHost(name string) bool {
+	for _, h := range HostPackages {
+		if h == name {
+			return true
+		}
+	}
+	return false
+}
+
+// install installs the candidates whose tarballs passed their checks into one empty ESM
+// project, and returns where each one was installed. When the joint install fails, each
+// candidate is installed on its own (with the other candidates it depends on), so that the
+// failure is pinned on the package that causes it.
+func (g *run) install(ctx context.Context, results []*Result) (map[*Result]string, error) {
+	var members []*Result
+	for _, r := range results {
+		if r.OK && r.packed != nil {
+			members = append(members, r)
+		}
+	}
+	installed := map[*Result]string{}
+	if len(members) == 0 {
+		return installed, nil
+	}
+	g.progress(Progress{Stage: "install", Done: 0, Total: 1, Note: fmt.Sprintf("%d packages", len(members))})
+	project := filepath.Join(g.tmp, "project")
+	err := g.installInto(ctx, project, members)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err == nil {
+		for _, r := range members {
+			installed[r] = project
+		}
+		g.progress(Progress{Stage: "install", Done: 1, Total: 1})
+		return installed, nil
+	}
+	g.notef("the joint install failed (%v); installing the packages one at a time to find which fails", err)
+	byName := map[string]*Result{}
+	for _, r := range members {
+		byName[r.Name] = r
+	}
+	dirs := make([]string, len(members))
+	g.parallel(len(members), func(i int) {
+		r := members[i]
+		group := []*Result{r}
+		for _, dep := range dependencyNames(r.packed.pkg) {
+			if o := byName[dep]; o != nil && o != r {
+				group = append(group, o)
+			}
+		}
+		dir := filepath.Join(g.tmp, fmt.Sprintf("project-%d", i))
+		if err := g.installInto(ctx, dir, group); err != nil {
+			if ctx.Err() == nil {
+				r.fail("install failed: %v", err)
+			}
+			return
+		}
+		dirs[i] = dir
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for i, r := range members {
+		if dirs[i] != "" {
+			installed[r] = dirs[i]
+		}
+	}
+	if len(installed) == len(members) {
+		// Each installs alone but not together: say so on every one.
+		for _, r := range members {
+			r.fail("install failed when installed together with the other candidates (each installs alone): %v", err)
+			delete(installed, r)
+		}
+	}
+	g.progress(Progress{Stage: "install", Done: 1, Total: 1})
+	return installed, nil
+}
+
+// dependencyNames lists the names a package.json depends on (dependencies, optional and peer).
+func dependencyNames(pj *jsonpos.Value) []string {
+	var out []string
+	for _, field := range []string{"dependencies", "optionalDependencies", "peerDependencies"} {
+		if deps := pj.Get(field); deps != nil && deps.Kind == jsonpos.Object {
+			for _, m := range deps.Members {
+				out = append(out, m.Key)
+			}
+		}
+	}
+	return out
+}
+
+// projectManifest is the package.json of the empty ESM project: the candidates as tarballs
+// and the peers they need that are not host packages, as npm ≥ 7 would install them.
+func projectManifest(members []*Result) ([]byte, error) {
+	deps := map[string]string{}
+	names := map[string]bool{}
+	for _, r := range members {
+		deps[r.Name] = "file:" + r.tarballPath
+		names[r.Name] = true
+	}
+	peers := map[string][]string{}
+	for _, r := range members {
+		pj := r.packed.pkg
+		ps := pj.Get("peerDependencies")
+		if ps == nil || ps.Kind != jsonpos.Object {
+			continue
+		}
+		meta := pj.Get("peerDependenciesMeta")
+		for _, m := range ps.Members {
+			if names[m.Key] || isHost(m.Key) {
+				continue
+			}
+			if opt := meta.Get(m.Key).Get("optional"); opt != nil && opt.Kind == jsonpos.Bool && opt.Boolean {
+				continue
+			}
+			peers[m.Key] = append(peers[m.Key], m.Value.Text())
+		}
+	}
+	for name, ranges := range peers {
+		deps[name] = joinRanges(ranges)
+	}
+	return json.MarshalIndent(map[string]any{
+		"name":         "plaios-guard-project",
+		"version":      "0.0.0",
+		"private":      true,
+		"type":         "module",
+		"description":  "An empty ESM project plaios guard installs the candidates into.",
+		"dependencies": deps,
+	}, "", "  ")
+}
+
+// joinRanges intersects the ranges several packages ask of one peer, as npm would need to
+// satisfy all of them: "^1.2.0 ^1.4.0" means both.
+func joinRanges(ranges []string) string {
+	uniq := map[string]bool{}
+	var out []string
+	for _, r := range ranges {
+		r = strings.TrimSpace(r)
+		if r == "" || r == "*" || uniq[r] {
+			continue
+		}
+		if strings.Contains(r, "||") || strings.Contains(r, ":") {
+			return r // a union or a protocol cannot be intersected by juxtaposition
+		}
+		uniq[r] = true
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return "*"
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+// installInto makes dir an empty ESM project holding members, installs it without install
+// scripts, then rebuilds only the dependencies the role map's fixtures name.
+func (g *run) installInto(ctx context.Context, dir string, members []*Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	manifest, err := projectManifest(members)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
+		return err
+	}
+	// The workspace's own .npmrc (scoped registries, credentials) applies to its dependencies.
+	if data, err := os.ReadFile(filepath.Join(g.ws.Root, ".npmrc")); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, ".npmrc"), data, 0o600); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, harnessFile), sandbox.Harness(), 0o644); err != nil {
+		return err
+	}
+	args := []string{"install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--legacy-peer-deps", "--loglevel=error"}
+	var env []string
+	if g.opts.Registry != "" {
+		args = append(args, "--registry", g.opts.Registry)
+		env = append(env, "npm_config_registry="+g.opts.Registry)
+	}
+	if _, err := g.runTool(ctx, dir, g.opts.NPM, args, env); err != nil {
+		return err
+	}
+	g.linkHosts(dir, members)
+	var rebuild []string
+	seen := map[string]bool{}
+	if g.ws.Roles != nil {
+		for _, r := range members {
+			for _, dep := range g.ws.Roles.Fixtures[r.Dir].InstallScripts {
+				if !seen[dep] {
+					seen[dep] = true
+					rebuild = append(rebuild, dep)
+				}
+			}
+		}
+	}
+	if len(rebuild) > 0 {
+		sort.Strings(rebuild)
+		args := append([]string{"rebuild", "--ignore-scripts=false", "--foreground-scripts=false", "--loglevel=error"}, rebuild...)
+		if _, err := g.runTool(ctx, dir, g.opts.NPM, args, env); err != nil {
+			return fmt.Errorf("npm rebuild %s (installScripts in %s) failed: %v", strings.Join(rebuild, " "), "scripts/package-roles.json", err)
+		}
+	}
+	return nil
+}
+
+// linkHosts links into the project's node_modules the host packages the members name that the
+// workspace has installed, found from each member's folder up to the repository root as Node
+// would find them there.
+func (g *run) linkHosts(project string, members []*Result) {
+	for _, r := range members {
+		pj := r.packed.pkg
+		names := dependencyNames(pj)
+		if dev := pj.Get("devDependencies"); dev != nil && dev.Kind == jsonpos.Object {
+			for _, m := range dev.Members {
+				names = append(names, m.Key)
+			}
+		}
+		for _, name := range names {
+			if !isHost(name) {
+				continue
+			}
+			link := filepath.Join(project, "node_modules", filepath.FromSlash(name))
+			if _, err := os.Lstat(link); err == nil {
+				continue
+			}
+			target := g.findInstalled(r.Dir, name)
+			if target == "" {
+				continue
+			}
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err == nil {
+				if err := os.Symlink(target, link); err == nil {
+					g.notef("%s uses the workspace's %s (%s)", r.Name, name, g.rel(target))
+				}
+			}
+		}
+	}
+}
+
+// findInstalled looks for node_modules/<name> from a package folder up to the root.
+func (g *run) findInstalled(dir, name string) string {
+	cur := filepath.Join(g.ws.Root, filepath.FromSlash(dir))
+	for {
+		p := filepath.Join(cur, "node_modules", filepath.FromSlash(name))
+		if _, err := os.Stat(filepath.Join(p, "package.json")); err == nil {
+			return p
+		}
+		if cur == g.ws.Root || filepath.Dir(cur) == cur {
+			return ""
+		}
+		cur = filepath.Dir(cur)
+	}
+}

@@ -1,0 +1,391 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/sandbox"
+	"github.com/plaios/plaios/internal/workspace"
+)
+
+// harnessFile is the name the harness is copied under in every guard project.
+const harnessFile = ".plaios-guard-harness.mjs"
+
+// The contracts the harness checks.
+const (
+	checkAgentOS  = "agentos-pack"
+	checkLibrary  = "library"
+	checkRoot     = "root"
+	checkPLAIOS   = "plaios"
+	checkOpenClaw = "openclaw"
+	checkPi       = "pi"
+	checkImport   = "import"
+)
+
+// harnessInput is what the harness reads (node/harness.mjs documents the same shape).
+type harnessInput struct {
+	Check          string            `json:"check"`
+	Name           string            `json:"name"`
+	Specifier      string            `json:"specifier,omitempty"`
+	Secrets        map[string]string `json:"secrets,omitempty"`
+	Options        map[string]any    `json:"options,omitempty"`
+	LibraryExports []string          `json:"libraryExports,omitempty"`
+	Catalog        json.RawMessage   `json:"catalog,omitempty"`
+	PLAIOS         []plaiosIface     `json:"plaios,omitempty"`
+	Files          []string          `json:"files,omitempty"`
+}
+
+type plaiosIface struct {
+	ID           string            `json:"id"`
+	Kind         string            `json:"kind"`
+	ClassName    string            `json:"className"`
+	Specifier    string            `json:"specifier"`
+	Options      map[string]any    `json:"options"`
+	EnvValues    map[string]string `json:"envValues"`
+	Dependencies []plaiosDep       `json:"dependencies"`
+}
+
+type plaiosDep struct {
+	Kind string   `json:"kind"`
+	Keys []string `json:"keys"`
+}
+
+// harnessResult is the harness's final event.
+type harnessResult struct {
+	Type        string `json:"type"`
+	OK          bool   `json:"ok"`
+	Reason      string `json:"reason"`
+	Descriptors []struct {
+		ID   string `json:"id"`
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"descriptors"`
+	Tools      []harnessTool `json:"tools"`
+	Registered []string      `json:"registered"`
+}
+
+type harnessTool struct {
+	Source       string          `json:"source"`
+	Name         string          `json:"name"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+// checkFor decides which contract a candidate is held to: its role first (library, root),
+// then its runtime.
+func checkFor(r *Result) string {
+	switch r.Role {
+	case workspace.RoleLibrary:
+		return checkLibrary
+	case workspace.RoleRoot:
+		return checkRoot
+	}
+	switch r.Runtime {
+	case pack.AgentOS:
+		return checkAgentOS
+	case pack.PLAIOS:
+		return checkPLAIOS
+	case pack.OpenClaw:
+		return checkOpenClaw
+	case pack.Pi:
+		return checkPi
+	}
+	return checkImport
+}
+
+// loadAll imports every installed candidate in its own sandboxed child, --jobs at a time.
+func (g *run) loadAll(ctx context.Context, results []*Result, installed map[*Result]string) error {
+	var todo []*Result
+	for _, r := range results {
+		if r.OK && installed[r] != "" {
+			todo = append(todo, r)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(g.tmp, "inputs"), 0o755); err != nil {
+		return err
+	}
+	total := len(todo)
+	done := 0
+	g.progress(Progress{Stage: "load", Done: 0, Total: total})
+	g.parallel(total, func(i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		r := todo[i]
+		g.load(ctx, r, installed[r], i)
+		g.applySeverity(r)
+		g.mu.Lock()
+		done++
+		d := done
+		g.mu.Unlock()
+		g.progress(Progress{Stage: "load", Done: d, Total: total, Note: r.Name})
+	})
+	return ctx.Err()
+}
+
+func (g *run) load(ctx context.Context, r *Result, project string, i int) {
+	r.Check = checkFor(r)
+	in, err := g.harnessInput(r, project)
+	if err != nil {
+		r.fail("%v", err)
+		return
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		r.fail("cannot prepare the check: %v", err)
+		return
+	}
+	inputPath := filepath.Join(g.tmp, "inputs", fmt.Sprintf("%d.json", i))
+	if err := os.WriteFile(inputPath, data, 0o600); err != nil {
+		r.fail("cannot prepare the check: %v", err)
+		return
+	}
+	res, err := g.sb.Run(ctx, sandbox.Spec{
+		Name:    g.opts.Node,
+		Hooks:   true,
+		Args:    []string{harnessFile, inputPath},
+		Dir:     project,
+		Env:     childEnv(g.opts.Getenv),
+		Timeout: g.opts.Timeout,
+		Shims:   r.Check == checkOpenClaw,
+	})
+	if err != nil {
+		r.fail("cannot start node: %v", err)
+		return
+	}
+	r.Duration = res.Duration
+	r.Attempts = res.Attempts
+	if res.Canceled {
+		r.fail("interrupted")
+		return
+	}
+	var result *harnessResult
+	stage := ""
+	for _, ev := range res.Events {
+		var head struct {
+			Type  string `json:"type"`
+			Stage string `json:"stage"`
+		}
+		if json.Unmarshal(ev, &head) != nil {
+			continue
+		}
+		switch head.Type {
+		case "stage":
+			stage = head.Stage
+		case "result":
+			var hr harnessResult
+			if json.Unmarshal(ev, &hr) == nil {
+				result = &hr
+			}
+		}
+	}
+	if len(res.Attempts) > 0 {
+		r.fail("reached for the network while loading or constructing: %s", res.Attempts[0])
+	}
+	switch {
+	case res.TimedOut:
+		r.fail("timed out after %s while %s (a hanging import or constructor; raise --timeout if it is only slow)", g.opts.Timeout, describeStage(stage, r.Check))
+		return
+	case result == nil:
+		r.fail("node exited with code %d before the check finished: %s", res.ExitCode, lastLines(res.Stderr, 2))
+		return
+	case !result.OK:
+		r.fail("%s", hostHint(result.Reason))
+		return
+	}
+	if !r.OK {
+		return
+	}
+	for _, d := range result.Descriptors {
+		r.Descriptors = append(r.Descriptors, Descriptor{ID: d.ID, Kind: d.Kind})
+	}
+	g.contract(r, result)
+}
+
+// hostHint explains a failed import of a host package, which guard never installs.
+func hostHint(reason string) string {
+	for _, h := range HostPackages {
+		if strings.Contains(reason, "Cannot find package '"+h+"'") || strings.Contains(reason, "Cannot find module '"+h+"'") {
+			return reason + fmt.Sprintf(" (guard never installs the host runtime %s: install it in the workspace, as a devDependency of the package, and guard loads it from there)", h)
+		}
+	}
+	return reason
+}
+
+func describeStage(stage, check string) string {
+	switch {
+	case stage == "factory":
+		return "calling createExtensionPack"
+	case strings.HasPrefix(stage, "construct "):
+		return "constructing " + strings.TrimPrefix(stage, "construct ")
+	case stage == "register":
+		return "registering its tools"
+	}
+	return "importing it"
+}
+
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "at ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return "it printed nothing"
+	}
+	return strings.Join(lines, " ")
+}
+
+// childEnv is the environment a loaded package sees: enough to run node, nothing else. The
+// user's secrets and tokens stay out, so the pack constructs with the inert inputs only.
+func childEnv(getenv func(string) string) []string {
+	env := []string{"NODE_ENV=production", "TZ=UTC"}
+	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// harnessInput prepares the inert inputs of one candidate's check.
+func (g *run) harnessInput(r *Result, project string) (*harnessInput, error) {
+	in := &harnessInput{Check: r.Check, Name: r.Name, Specifier: r.Name}
+	var fixture workspace.Fixture
+	if g.ws.Roles != nil {
+		fixture = g.ws.Roles.Fixtures[r.Dir]
+	}
+	p := r.packed
+	installedDir := filepath.Join(project, "node_modules", filepath.FromSlash(r.Name))
+	switch r.Check {
+	case checkAgentOS:
+		in.Secrets = map[string]string{}
+		if p.agentos != nil {
+			for _, s := range p.agentos.RequiredSecrets {
+				if s.ID != "" && !s.Optional {
+					in.Secrets[s.ID] = "placeholder-" + s.ID
+				}
+			}
+		}
+		for k, v := range fixture.Secrets {
+			in.Secrets[k] = v
+		}
+		in.Options = fixture.Options
+	case checkLibrary:
+		if g.ws.Roles != nil {
+			in.LibraryExports = g.ws.Roles.LibraryExports[r.Dir]
+		}
+	case checkRoot:
+		if len(p.catalog) > 0 && json.Valid(p.catalog) {
+			in.Catalog = p.catalog
+		}
+	case checkPLAIOS:
+		if p.plaios == nil {
+			return nil, fmt.Errorf("the packed agent-os.package.yaml cannot be read")
+		}
+		in.PLAIOS = plaiosInputs(r.Name, p.plaios, fixture.Options)
+	case checkOpenClaw:
+		for _, e := range p.pkg.Path("openclaw", "extensions").Strings() {
+			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
+		}
+		if len(in.Files) > 1 {
+			in.Files = in.Files[:1]
+		}
+	case checkPi:
+		for _, e := range p.pkg.Path("pi", "extensions").Strings() {
+			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
+		}
+	}
+	return in, nil
+}
+
+// plaiosInputs builds the options the host would give each interface, inertly: config
+// defaults, a placeholder for a required value without one, the fixture's options over them,
+// and the declared dependencies as inert stand-ins.
+func plaiosInputs(name string, m *pack.PLAIOSModel, fixture map[string]any) []plaiosIface {
+	kinds := map[string]string{}
+	for _, in := range m.Ifaces {
+		kinds[pack.Scalar(in.ID)] = pack.Scalar(in.Kind)
+	}
+	var out []plaiosIface
+	for _, in := range m.Ifaces {
+		spec := name
+		if e := in.EntryPath(); e != "." && e != "" {
+			spec = name + "/" + strings.TrimPrefix(e, "./")
+		}
+		it := plaiosIface{
+			ID:        pack.Scalar(in.ID),
+			Kind:      pack.Scalar(in.Kind),
+			ClassName: pack.Scalar(in.ClassName),
+			Specifier: spec,
+			Options:   map[string]any{},
+			EnvValues: map[string]string{},
+		}
+		for _, f := range in.Fields {
+			key := pack.Scalar(f.Key)
+			if key == "" {
+				continue
+			}
+			var value any
+			if f.Default != nil {
+				_ = f.Default.Decode(&value)
+			} else if isTrue(f.Required) {
+				switch pack.Scalar(f.Type) {
+				case "number":
+					value = 0
+				case "boolean":
+					value = false
+				default:
+					value = "placeholder-" + key
+				}
+			}
+			if v, ok := fixture[key]; ok {
+				value = v
+			}
+			if value == nil {
+				continue
+			}
+			it.Options[key] = value
+			if env := pack.Scalar(f.Env); env != "" {
+				it.EnvValues[env] = fmt.Sprint(value)
+			}
+		}
+		for k, v := range fixture {
+			if _, ok := it.Options[k]; !ok {
+				it.Options[k] = v
+			}
+		}
+		for _, item := range append(pack.ScalarStrings(in.Required), pack.ScalarStrings(in.Optional)...) {
+			kind := item
+			if !pack.IsPLAIOSKind(item) {
+				kind = kinds[item]
+			}
+			keys := []string{item}
+			if kind != "" && kind != item {
+				keys = append(keys, kind)
+			}
+			if kind == "discovery" {
+				keys = append(keys, "capabilityDiscovery")
+			}
+			it.Dependencies = append(it.Dependencies, plaiosDep{Kind: kind, Keys: keys})
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func isTrue(n *yaml.Node) bool {
+	var b bool
+	return n != nil && n.Decode(&b) == nil && b
+}

@@ -1,0 +1,224 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/plaios/plaios/internal/exit"
+)
+
+// packAll packs every candidate with the repository's pack tool, in parallel. npm packs several
+// folders in one process (`npm pack A B C`), so the candidates are split into one batch per
+// job, which spares a node start per package; a batch that fails is packed again one package
+// at a time, so that the failure is pinned on the package that caused it. pnpm packs one
+// folder per process.
+func (g *run) packAll(ctx context.Context, results []*Result) error {
+	if g.out == "" {
+		g.out = filepath.Join(g.tmp, "packs")
+		if err := os.MkdirAll(g.out, 0o755); err != nil {
+			return exit.EnvErr(err)
+		}
+	}
+	total := len(results)
+	done := 0
+	report := func(n int) {
+		g.mu.Lock()
+		done += n
+		d := done
+		g.mu.Unlock()
+		g.progress(Progress{Stage: "pack", Done: d, Total: total})
+	}
+	g.progress(Progress{Stage: "pack", Done: 0, Total: total})
+	if g.packManager() == "pnpm" {
+		g.parallel(total, func(i int) {
+			g.packOne(ctx, results[i])
+			report(1)
+		})
+		return ctx.Err()
+	}
+	batches := min(g.opts.Jobs, total)
+	groups := make([][]*Result, batches)
+	for i, r := range results {
+		groups[i%batches] = append(groups[i%batches], r)
+	}
+	g.parallel(batches, func(b int) {
+		group := groups[b]
+		if err := g.npmPack(ctx, group); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			g.notef("npm pack of %d packages failed (%v); packing them one at a time to find which", len(group), err)
+			for _, r := range group {
+				g.packOne(ctx, r)
+			}
+		}
+		report(len(group))
+	})
+	return ctx.Err()
+}
+
+// packOne packs one package, recording a failure on it.
+func (g *run) packOne(ctx context.Context, r *Result) {
+	var err error
+	if g.packManager() == "pnpm" {
+		err = g.pnpmPack(ctx, r)
+	} else {
+		err = g.npmPack(ctx, []*Result{r})
+	}
+	if err != nil {
+		r.fail("%s pack failed: %v", g.packManager(), err)
+	}
+}
+
+// npmPackEntry is one element of `npm pack --json`.
+type npmPackEntry struct {
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	Filename string `json:"filename"`
+}
+
+func (g *run) npmPack(ctx context.Context, group []*Result) error {
+	args := []string{"pack", "--json", "--pack-destination", g.out}
+	for _, r := range group {
+		args = append(args, filepath.Join(g.ws.Root, filepath.FromSlash(r.Dir)))
+	}
+	stdout, err := g.runTool(ctx, g.ws.Root, g.opts.NPM, args, nil)
+	if err != nil {
+		return err
+	}
+	entries, perr := parsePackJSON(stdout)
+	byName := map[string]npmPackEntry{}
+	for _, e := range entries {
+		byName[e.Name] = e
+	}
+	for _, r := range group {
+		file := tarballName(r.Name, r.Version)
+		if e, ok := byName[r.Name]; ok && e.Filename != "" {
+			file = filepath.Base(strings.ReplaceAll(e.Filename, "\\", "/"))
+		}
+		r.tarballPath = filepath.Join(g.out, file)
+		r.Tarball = file
+		if _, err := os.Stat(r.tarballPath); err != nil {
+			if perr != nil {
+				return fmt.Errorf("npm pack wrote no %s (%v)", file, perr)
+			}
+			return fmt.Errorf("npm pack wrote no %s", file)
+		}
+	}
+	return nil
+}
+
+func (g *run) pnpmPack(ctx context.Context, r *Result) error {
+	dir := filepath.Join(g.ws.Root, filepath.FromSlash(r.Dir))
+	if _, err := g.runTool(ctx, dir, g.opts.PNPM, []string{"pack", "--pack-destination", g.out}, nil); err != nil {
+		return err
+	}
+	file := tarballName(r.Name, r.Version)
+	r.tarballPath = filepath.Join(g.out, file)
+	r.Tarball = file
+	if _, err := os.Stat(r.tarballPath); err != nil {
+		return fmt.Errorf("pnpm pack wrote no %s", file)
+	}
+	return nil
+}
+
+// tarballName is the file name npm and pnpm give a package's tarball.
+func tarballName(name, version string) string {
+	n := strings.TrimPrefix(name, "@")
+	n = strings.Replace(n, "/", "-", 1)
+	return n + "-" + version + ".tgz"
+}
+
+// parsePackJSON reads `npm pack --json`, skipping any script output printed before it.
+func parsePackJSON(out []byte) ([]npmPackEntry, error) {
+	var entries []npmPackEntry
+	if err := json.Unmarshal(out, &entries); err == nil {
+		return entries, nil
+	}
+	for i := 0; i < len(out); i++ {
+		if out[i] != '[' || (i > 0 && out[i-1] != '\n') {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(out[i:]))
+		if err := dec.Decode(&entries); err == nil {
+			return entries, nil
+		}
+	}
+	return nil, fmt.Errorf("npm pack --json printed no JSON list")
+}
+
+// runTool runs npm or pnpm and returns its stdout; a failure carries the tool's own error
+// lines, shortened.
+func (g *run) runTool(ctx context.Context, dir, tool string, args []string, extraEnv []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Dir = dir
+	cmd.Env = append(toolEnv(os.Environ()), extraEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5e9
+	g.notef("run %s %s (in %s)", filepath.Base(tool), strings.Join(shortArgs(args), " "), g.rel(dir))
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return stdout.Bytes(), fmt.Errorf("%s", toolError(stderr.String(), stdout.String(), err))
+	}
+	return stdout.Bytes(), nil
+}
+
+func shortArgs(args []string) []string {
+	if len(args) <= 8 {
+		return args
+	}
+	out := append([]string(nil), args[:7]...)
+	return append(out, fmt.Sprintf("… (%d more)", len(args)-7))
+}
+
+// toolEnv is the environment npm and pnpm run with: the user's, without update notices,
+// funding and audit requests.
+func toolEnv(env []string) []string {
+	return append(env[:len(env):len(env)],
+		"npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false",
+		"npm_config_progress=false")
+}
+
+// toolError keeps the lines of npm's (or pnpm's) output that say what went wrong.
+func toolError(stderr, stdout string, err error) string {
+	var keep []string
+	for _, line := range strings.Split(stderr+"\n"+stdout, "\n") {
+		line = strings.TrimSpace(line)
+		l := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "npm error"), "npm ERR!"))
+		if l == "" || strings.Contains(l, "A complete log of this run") || strings.HasPrefix(l, "/") && strings.HasSuffix(l, ".log") ||
+			strings.HasPrefix(line, "npm warn") || strings.HasPrefix(line, "npm notice") || strings.HasPrefix(l, "at ") {
+			continue
+		}
+		if strings.HasPrefix(line, "npm error") || strings.HasPrefix(line, "npm ERR!") || strings.HasPrefix(line, "ERR_PNPM") || strings.HasPrefix(line, " ERR_PNPM") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) == 0 {
+		for _, line := range strings.Split(stderr, "\n") {
+			if l := strings.TrimSpace(line); l != "" {
+				keep = append(keep, l)
+			}
+		}
+		if len(keep) > 3 {
+			keep = keep[len(keep)-3:]
+		}
+	}
+	msg := strings.Join(keep, "; ")
+	if len(msg) > 400 {
+		msg = msg[:397] + "…"
+	}
+	if msg == "" {
+		return err.Error()
+	}
+	return msg
+}
