@@ -214,10 +214,12 @@ func newResolver(conditions []string) *resolver {
 }
 
 // Resolve resolves subpath ("." or "./…") through exports with conditions (matched in the
-// object's key order; "default" always matches) and returns the target as a path inside the
-// package, "./"-prefixed, with the pattern substituted and URL rules applied (dist/x.js for
-// "./dist/x.js"). It does not check that the file exists. Errors are *Error with Node's code.
-func Resolve(exports *jsonpos.Value, subpath string, conditions []string) (string, error) {
+// object's key order; "default" always matches) and returns the file Node would load, as a
+// "./"-prefixed path inside the package ("./dist/web/x.js"): the pattern substituted, "\"
+// read as "/", "?query" and "#fragment" dropped and percent escapes decoded, as Node's URL
+// handling does. It does not check that the file exists (import.meta.resolve does not either).
+// Errors are *Error with Node's code and, where one exists, the offending value's position.
+func Resolve(exports *jsonpos.Value, subpath string, conditions []string) (target string, err error) {
 	res, err := resolveExports(exports, subpath, conditions)
 	if err != nil {
 		return "", err
@@ -477,7 +479,7 @@ func finalize(res result, subpath string) (*resolved, error) {
 // ("dist/index.js"). conditions default to ImportConditions; with "require" among them the
 // legacy lookup follows require's path rules (no URL decoding). It returns the package path
 // and how it was found (`exports "." → import`, `main`, `main + ".js"`, `index.js`).
-func Entry(pkg *jsonpos.Value, exists func(path string) bool, conditions []string) (string, string, error) {
+func Entry(pkg *jsonpos.Value, exists func(path string) bool, conditions []string) (path, how string, err error) {
 	if conditions == nil {
 		conditions = ImportConditions
 	}
@@ -486,7 +488,7 @@ func Entry(pkg *jsonpos.Value, exists func(path string) bool, conditions []strin
 		if err != nil {
 			return "", "", err
 		}
-		how := `exports "."`
+		how = `exports "."`
 		for _, c := range res.trail {
 			how += " → " + c
 		}
