@@ -106,8 +106,10 @@ func TestGeneratedPackagesBuildAndPass(t *testing.T) {
 	}
 
 	// One install for all. --legacy-peer-deps keeps npm from installing the openclaw peer
-	// (650 MB); the cached pinned install is linked in its place below.
-	testenv.Run(t, repo, nil, npm, "install", "--no-audit", "--no-fund", "--prefer-offline", "--legacy-peer-deps", "--ignore-scripts")
+	// (650 MB); the cached pinned install is linked in its place below. --omit=optional leaves
+	// out @framers/agentos's optional local-model stack (onnxruntime, 350 MB), which the packs
+	// neither import nor type-check against.
+	testenv.Run(t, repo, nil, npm, "install", "--no-audit", "--no-fund", "--prefer-offline", "--legacy-peer-deps", "--ignore-scripts", "--omit=optional")
 	ocPkg := filepath.Join(filepath.Dir(filepath.Dir(ocBin)), "openclaw")
 	if err := os.Symlink(ocPkg, filepath.Join(repo, "node_modules", "openclaw")); err != nil {
 		t.Fatal(err)
