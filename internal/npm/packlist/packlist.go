@@ -7,8 +7,12 @@
 // ancestors') and minimatch 10 (every pattern). No Go library reproduces them, so this package
 // ports all three (minimatch in internal/minimatch) and is tested against the real
 // `npm pack --dry-run --json` on many package shapes. Symbolic links are never packed (npm
-// lstat()s and keeps only regular files and folders); with an fs.FS that implements
-// fs.ReadLinkFS (os.DirFS does) links are recognized as such.
+// lstat()s and keeps only regular files and folders): links are recognized from fs.DirEntry
+// types, and `files` entries are lstat()ed through fs.ReadLinkFS when the file system offers it
+// (os.DirFS and fstest.MapFS do). Bundled dependencies (bundleDependencies) are packed from the
+// node_modules folders inside the package, each by its own package.json rules, as npm-packlist
+// does; a bundled dependency installed as a link has its own dependencies looked up from the
+// link's location rather than its target's.
 package packlist
 
 import (
