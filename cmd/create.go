@@ -97,7 +97,7 @@ files of the same path (see templates/ in the plaios sources).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&kindFlag, "kind", "", "the `KIND[,KIND...]` to scaffold (instead of the first argument)")
-	fl.StringVar(&opts.Runtime, "runtime", "", "the runtime: plaios, agentos, openclaw or pi (default: configuration, else detected)")
+	fl.StringVar(&opts.Runtime, "runtime", "", "the `RUNTIME`: plaios, agentos, openclaw or pi (default: configuration, else detected)")
 	fl.StringVar(&opts.PackageDir, "dir", "", "the `DIR` the package goes to (default: the runtime's layout in the repository)")
 	fl.StringVar(&opts.Category, "category", "", "the AgentOS registry `CATEGORY` (default tools; safety for a guardrail)")
 	fl.StringVar(&opts.Scope, "scope", "", "the npm `SCOPE` of the package name (default: configuration, else @plaios for plaios)")
@@ -133,8 +133,15 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 		return err
 	}
 	runtime := opts.Runtime
-	if runtime == "" {
+	if runtime == "" && cfg.Runtime != "" {
 		runtime = cfg.Runtime // the flag is bound to the key, so this is the configuration's value
+		if scaffold.CheckRuntime(runtime) != nil {
+			from := "PLAIOS_RUNTIME"
+			if cfg.File != "" {
+				from = relPath(wd, cfg.File)
+			}
+			return exit.Usagef("the configuration (%s) sets runtime %q, which is not a runtime; use one of %s", from, runtime, strings.Join(scaffold.Runtimes, ", "))
+		}
 	}
 	scope := opts.Scope
 	if scope == "" {
