@@ -188,6 +188,7 @@ func Plan(opts Options) (*Scaffold, error) {
 	r := &renderer{src: src, files: map[string][]byte{}}
 	switch runtime {
 	case PLAIOS:
+		data.HostDeps = hostDeps(root)
 		for _, k := range kinds {
 			data.Kinds = append(data.Kinds, Kind{Kind: k, Suffix: suffix(k), Class: Pascal(opts.Name) + suffix(k), ID: opts.Name + "." + k})
 		}
@@ -226,6 +227,29 @@ func Plan(opts Options) (*Scaffold, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// hostDeps returns the PLAIOS host packages that are workspace packages of a pnpm repository
+// at root, sorted.
+func hostDeps(root string) []string {
+	if _, err := os.Stat(filepath.Join(root, "pnpm-workspace.yaml")); err != nil {
+		return nil
+	}
+	ws, err := workspace.Open(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range ws.Packages {
+		if p.JSON == nil {
+			continue
+		}
+		if n := p.JSON.Name; n == "@plaios/core" || n == "@plaios/microfrontend" {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // DetectRuntime guesses the runtime of the repository at root: a registry/curated folder

@@ -66,6 +66,11 @@ type Data struct {
 	Kinds       []Kind // PLAIOS interfaces, in the order given
 	Kind        *Kind  // the interface a per-kind template renders for
 	V           Versions
+
+	// HostDeps are the host packages (@plaios/core, @plaios/microfrontend) that the repository
+	// itself holds as pnpm workspace packages: the package then names them as
+	// `workspace:*` devDependencies, since pnpm links only what a package declares.
+	HostDeps []string
 }
 
 // source is a template tree: the embedded one, with an optional overlay folder whose files win.

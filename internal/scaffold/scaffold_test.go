@@ -659,3 +659,35 @@ func TestTemplateOverlay(t *testing.T) {
 		t.Errorf("missing kind folder: %v", err)
 	}
 }
+
+// TestHostDepsInPnpmRepo: in a pnpm repository that holds @plaios/core and
+// @plaios/microfrontend (the PLAIOS repository itself), a new package names them as
+// workspace:* devDependencies, since pnpm links only declared dependencies; elsewhere it
+// does not.
+func TestHostDepsInPnpmRepo(t *testing.T) {
+	repo := t.TempDir()
+	testenv.WriteFiles(t, repo, map[string]string{
+		"package.json":                        `{"name":"plaios","private":true}`,
+		"pnpm-workspace.yaml":                 "packages:\n  - packages/*\n",
+		"packages/core/package.json":          `{"name":"@plaios/core","version":"1.0.0"}`,
+		"packages/microfrontend/package.json": `{"name":"@plaios/microfrontend","version":"1.0.0"}`,
+	})
+	s, err := Plan(Options{Name: "weather", WorkDir: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct{ DevDependencies map[string]string }
+	for _, f := range s.Files {
+		if f.Path == "package.json" {
+			if err := json.Unmarshal(f.Data, &pkg); err != nil {
+				t.Fatalf("package.json: %v\n%s", err, f.Data)
+			}
+		}
+	}
+	if pkg.DevDependencies["@plaios/core"] != "workspace:*" || pkg.DevDependencies["@plaios/microfrontend"] != "workspace:*" {
+		t.Errorf("devDependencies %v", pkg.DevDependencies)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "packages", "weather")); err == nil {
+		t.Errorf("Plan wrote the package")
+	}
+}
