@@ -517,3 +517,57 @@ func TestNoSandbox(t *testing.T) {
 		t.Fatalf("want exit 3 naming --sandbox off, got %d: %v", exit.Code(err), err)
 	}
 }
+
+// pnpm installs the pinned pnpm once into the test cache and returns its executable.
+func pnpm(t *testing.T) string {
+	t.Helper()
+	const version = "10.34.9"
+	dir := testenv.CacheDir(t, "pnpm-"+version)
+	bin := filepath.Join(dir, "node_modules", ".bin", "pnpm")
+	if _, err := os.Stat(bin); err != nil {
+		testenv.Run(t, dir, nil, "npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", dir, "pnpm@"+version)
+	}
+	return bin
+}
+
+// TestPnpmWorkspace: a pnpm workspace packs with pnpm, which rewrites workspace: specifiers;
+// packing the same repository with npm leaves them, and guard says so.
+func TestPnpmWorkspace(t *testing.T) {
+	bin := pnpm(t)
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"pnpm-workspace.yaml":       "packages:\n  - packages/*\n",
+		"package.json":              `{"name":"pnpm-repo","private":true}`,
+		"packages/lib/package.json": `{"name":"@guard-pnpm/lib","version":"1.0.0","type":"module","main":"index.js"}`,
+		"packages/lib/index.js":     "export const answer = 42;\n",
+		"packages/app/package.json": `{"name":"@guard-pnpm/app","version":"1.0.0","type":"module","main":"index.js","dependencies":{"@guard-pnpm/lib":"workspace:*"}}`,
+		"packages/app/index.js":     "import { answer } from '@guard-pnpm/lib';\nexport default answer;\n",
+	})
+	opts := baseOptions(t, dir)
+	opts.All = true
+	opts.PNPM = bin
+	// pnpm packs what it installed: it reads a workspace: dependency's version from there.
+	testenv.Run(t, dir, nil, bin, "install", "--ignore-scripts", "--registry", opts.Registry)
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Packages {
+		if !r.OK {
+			t.Errorf("pnpm: %s: %s", r.Name, r.Reason)
+		}
+	}
+	if len(rep.Packages) != 2 {
+		t.Fatalf("pnpm: guarded %d packages", len(rep.Packages))
+	}
+
+	opts.PackManager = "npm"
+	rep, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := byDir(rep)["packages/app"]
+	if app == nil || app.OK || !strings.Contains(app.Reason, `the packed package.json still says dependencies "@guard-pnpm/lib": "workspace:*"`) || app.Diagnostics[0].Rule != "workspace-protocol" {
+		t.Fatalf("npm: %+v", app)
+	}
+}
