@@ -128,7 +128,7 @@ func TestFixtures(t *testing.T) {
 	opts := baseOptions(t, dir)
 	opts.All = true
 	opts.Out = out
-	opts.Timeout = 4 * time.Second
+	opts.Timeout = 10 * time.Second
 	var stages []string
 	opts.Progress = func(p Progress) {
 		if len(stages) == 0 || stages[len(stages)-1] != p.Stage {
@@ -162,7 +162,7 @@ func TestFixtures(t *testing.T) {
 		{dir: "registry/curated/network/fetch-at-import", reason: "reached for the network while loading or constructing: fetch https://telemetry.example.com/v1/ping?pack=fetch-at-import"},
 		{dir: "registry/curated/network/socket-swallowed", reason: "reached for the network while loading or constructing: connect metrics.example.com:443"},
 		{dir: "registry/curated/network/dns-lookup", reason: "reached for the network while loading or constructing: dns lookup updates.example.com"},
-		{dir: "registry/curated/tools/hang", reason: "timed out after 4s while importing it"},
+		{dir: "registry/curated/tools/hang", reason: "timed out after 10s while importing it"},
 		{dir: "registry/curated/channels/option-missing", reason: "createExtensionPack threw: the botToken option is required"},
 		{dir: "registry/curated/channels/option-given", ok: true, count: 1},
 		{dir: "registry/curated/tools/bad-schema", reason: `tool "lookup" inputSchema/properties/word/type`, rule: "schema-type-unknown"},
@@ -570,4 +570,29 @@ func TestPnpmWorkspace(t *testing.T) {
 	if app == nil || app.OK || !strings.Contains(app.Reason, `the packed package.json still says dependencies "@guard-pnpm/lib": "workspace:*"`) || app.Diagnostics[0].Rule != "workspace-protocol" {
 		t.Fatalf("npm: %+v", app)
 	}
+}
+
+// TestInterruptCleansUp: cancelling a run (Ctrl-C) while a package hangs kills its child and
+// leaves no temporary folder behind.
+func TestInterruptCleansUp(t *testing.T) {
+	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
+	opts := baseOptions(t, dir)
+	opts.Only = []string{"registry/curated/tools/hang"}
+	opts.Timeout = 10 * time.Minute
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts.Progress = func(p Progress) {
+		if p.Stage == "load" && p.Done == 0 {
+			time.AfterFunc(time.Second, cancel)
+		}
+	}
+	start := time.Now()
+	_, err := Run(ctx, opts)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want context.Canceled, got %v", err)
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Fatalf("the interrupted run took %v", d)
+	}
+	assertNoLeftovers(t)
 }
