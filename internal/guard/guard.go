@@ -66,9 +66,6 @@ type Options struct {
 	Progress func(Progress)
 	// Log, when set, receives notes (verbose).
 	Log io.Writer
-
-	// userNamespace forces the unprivileged sandbox path (tests).
-	userNamespace bool
 }
 
 // Progress is one step of a run.
@@ -272,7 +269,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	if err := g.tools(); err != nil {
 		return nil, err
 	}
-	sb, err := sandbox.New(ctx, sandbox.Config{Mode: g.opts.Sandbox, Node: g.opts.Node, UserNamespace: g.opts.userNamespace})
+	sb, err := sandbox.New(ctx, sandbox.Config{Mode: g.opts.Sandbox, Node: g.opts.Node})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return nil, exit.Envf("guard cannot refuse the network to the packages it loads: %w; run it as root, enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces), or pass --sandbox off to accept a weaker check", err)
@@ -301,34 +298,32 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 		return nil, ctx.Err()
 	}
 	g.checkTarballs(results)
-	if err := g.writeReportAfter(ctx, rep, func() error {
-		installed, err := g.install(ctx, results)
-		if err != nil {
-			return err
-		}
-		return g.loadAll(ctx, results, installed)
-	}); err != nil {
+	installed, err := g.install(ctx, results)
+	if err != nil {
 		return nil, err
 	}
-	return rep, nil
+	if err := g.loadAll(ctx, results, installed); err != nil {
+		return nil, err
+	}
+	g.finish(rep)
+	return rep, g.writeReport(rep)
 }
 
-// writeReportAfter runs work and then writes the report, even when work failed for one
-// package; an error of the run itself is returned.
-func (g *run) writeReportAfter(ctx context.Context, rep *Report, work func() error) error {
-	if err := work(); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
+// finish settles every result: severities applied, errors first, and diagnostics' files
+// relative to the working directory, as validate writes them.
+func (g *run) finish(rep *Report) {
 	for _, r := range rep.Packages {
 		g.applySeverity(r)
 		sort.SliceStable(r.Diagnostics, func(i, j int) bool {
 			return r.Diagnostics[i].Severity > r.Diagnostics[j].Severity
 		})
+		for i := range r.Diagnostics {
+			d := &r.Diagnostics[i]
+			if rel, err := filepath.Rel(g.opts.Dir, filepath.Join(g.ws.Root, filepath.FromSlash(d.File))); err == nil {
+				d.File = filepath.ToSlash(rel)
+			}
+		}
 	}
-	return g.writeReport(rep)
 }
 
 func (g *run) prepareOut() error {

@@ -596,3 +596,48 @@ func TestInterruptCleansUp(t *testing.T) {
 	}
 	assertNoLeftovers(t)
 }
+
+// TestInstallScripts: the joint install runs no install script; afterwards only the
+// dependencies the role map's fixtures.<dir>.installScripts names are rebuilt.
+func TestInstallScripts(t *testing.T) {
+	reg := testRegistry(t)
+	deps := t.TempDir()
+	for _, name := range []string{"native", "other"} {
+		testenv.WriteFiles(t, filepath.Join(deps, name), map[string]string{
+			"package.json": `{"name":"@guard-scripts/` + name + `","version":"1.0.0","main":"index.js",
+"scripts":{"install":"node -e \"require('fs').writeFileSync('built.txt', 'built')\""}}`,
+			"index.js": "module.exports = {};\n",
+		})
+		reg.Publish(t, filepath.Join(deps, name))
+	}
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"scripts-repo","private":true}`,
+		"scripts/package-roles.json": `{"roles":{"registry/curated/tools/uses-native":"pack"},
+"fixtures":{"registry/curated/tools/uses-native":{"installScripts":["@guard-scripts/native"]}}}`,
+		"registry/curated/tools/uses-native/package.json": `{"name":"@guard-scripts/agentos-ext-uses-native","version":"1.0.0","type":"module",
+"main":"./dist/index.js","files":["dist","manifest.json"],"dependencies":{"@guard-scripts/native":"^1.0.0","@guard-scripts/other":"^1.0.0"}}`,
+		"registry/curated/tools/uses-native/manifest.json": `{"id":"com.guard.uses-native","name":"uses-native","version":"1.0.0","extensions":[{"kind":"tool","id":"echo"}]}`,
+		"registry/curated/tools/uses-native/dist/index.js": `
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+const require = createRequire(import.meta.url);
+const built = (name) => fs.existsSync(path.join(path.dirname(require.resolve(name + '/package.json')), 'built.txt'));
+if (!built('@guard-scripts/native')) throw new Error('the native dependency was not rebuilt');
+if (built('@guard-scripts/other')) throw new Error('an install script that no fixture names ran');
+export function createExtensionPack() {
+  return { name: 'uses-native', descriptors: [{ id: 'echo', kind: 'tool', payload: { name: 'echo' } }] };
+}
+`,
+	})
+	opts := baseOptions(t, dir)
+	opts.All = true
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Packages) != 1 || !rep.Packages[0].OK {
+		t.Fatalf("%+v", rep.Packages[0])
+	}
+}
