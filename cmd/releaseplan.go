@@ -209,7 +209,8 @@ func RunReleasePlan(ctx context.Context, o *ReleasePlanOptions) error {
 	res, err := releaseplan.Run(ctx, releaseplan.Options{
 		Dir: dir, Base: o.Base, Head: o.Head,
 		Title: title, Body: body, TitleSet: titleSet,
-		Jobs: cfg.Jobs,
+		// Registry requests wait on the network, not the CPU: 4 per job, at least 8.
+		Jobs: max(8, 4*cfg.Jobs),
 		Client: func(root string) (*registry.Client, error) {
 			rc, err := npmrc.Load(root, o.Getenv)
 			if err != nil {

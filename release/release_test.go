@@ -214,6 +214,22 @@ func TestRootCatalogRule(t *testing.T) {
 	}
 }
 
+func TestCandidates(t *testing.T) {
+	in := rootInput(true, false)
+	got := Candidates(in)
+	if strings.Join(got, ",") != "@framers/agentos-extensions,@framers/agentos-ext-a" {
+		t.Errorf("Candidates = %v: the changed pack and the root with a catalog", got)
+	}
+	in.Catalog = nil
+	if got := Candidates(in); strings.Join(got, ",") != "@framers/agentos-ext-a" {
+		t.Errorf("without a catalog = %v", got)
+	}
+	in.Changed = nil
+	if got := Candidates(in); len(got) != 0 {
+		t.Errorf("nothing changed = %v", got)
+	}
+}
+
 func TestCatalogErrorStopsThePlan(t *testing.T) {
 	in := rootInput(true, false)
 	in.Catalog.Differs = func(map[string]string) (bool, error) { return false, fmt.Errorf("boom") }

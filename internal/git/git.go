@@ -41,7 +41,15 @@ type Repo struct {
 
 	mu    sync.Mutex
 	batch *catFile
+	cache map[string][]byte // blob id → content, for blobs read more than once (package.json…)
+	held  int               // bytes in cache
 }
+
+// Cache limits: small blobs only, a bounded total.
+const (
+	cacheBlobMax  = 256 << 10
+	cacheTotalMax = 64 << 20
+)
 
 // Change is one changed path between two commits.
 type Change struct {
@@ -70,6 +78,17 @@ func Open(dir string) (*Repo, error) {
 	}
 	r.Dir = top
 	return r, nil
+}
+
+// At returns a Repo that runs git in dir, a folder inside a working tree, without checking it
+// or looking for the top level: for reading commits while Open runs. Paths it reports are
+// relative to the top level all the same (it never asks git for paths relative to dir).
+func At(dir string) *Repo {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return &Repo{Dir: abs, env: gitEnv()}
 }
 
 func gitEnv() []string {
@@ -197,17 +216,11 @@ func (r *Repo) Parents(rev string) ([]string, error) {
 
 // FirstParent returns the first parent of rev: for a merge commit, the branch merged into.
 func (r *Repo) FirstParent(rev string) (string, error) {
-	parents, err := r.Parents(rev)
+	c, err := r.Commit(rev)
 	if err != nil {
 		return "", err
 	}
-	if len(parents) == 0 {
-		if r.IsShallow() {
-			return "", exit.Envf("the parent of %s is not in this shallow clone; fetch at least two commits (actions/checkout fetch-depth: 2) or give --base", rev)
-		}
-		return "", exit.Usagef("%s is the first commit and has no parent; give --base", rev)
-	}
-	return parents[0], nil
+	return r.FirstParentOf(c)
 }
 
 // Changed lists the paths that differ between two commits, renames detected (-M) as git diff
@@ -267,6 +280,53 @@ func (r *Repo) Tags() (map[string]string, error) {
 		tags[strings.TrimPrefix(f[0], "refs/tags/")] = obj
 	}
 	return tags, nil
+}
+
+// Commit is what one `git show` tells about a commit.
+type Commit struct {
+	ID      string
+	Parents []string // first parent first
+	Time    time.Time
+	Subject string // the first paragraph of the message, lines joined (%s)
+	Body    string // the rest (%b)
+}
+
+// Commit reads a commit's id, parents, date and message with one git process.
+func (r *Repo) Commit(rev string) (*Commit, error) {
+	if rev == "" || strings.ContainsAny(rev, "\x00\n") {
+		return nil, exit.UsageErr(fmt.Errorf("%q is not a commit in this repository (%w); check the name", rev, ErrUnknownRevision))
+	}
+	out, err := r.output("show", "-s", "--no-show-signature", "--format=%H%x00%P%x00%ct%x00%s%x00%b", "--end-of-options", rev+"^{commit}", "--")
+	if err != nil {
+		if exit.Code(err) == exit.Env {
+			return nil, err
+		}
+		if _, rerr := r.RevParse(rev); rerr != nil {
+			return nil, rerr
+		}
+		return nil, exit.Envf("cannot read the commit %s in %s (%s); check that the repository is readable", rev, r.Dir, firstLine(err))
+	}
+	f := strings.SplitN(string(out), "\x00", 5)
+	if len(f) != 5 {
+		return nil, exit.Envf("git show printed an unexpected answer for %s; check the repository", rev)
+	}
+	sec, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return nil, exit.Envf("git printed %q as the date of %s; check the repository", f[2], rev)
+	}
+	return &Commit{ID: f[0], Parents: strings.Fields(f[1]), Time: time.Unix(sec, 0).UTC(),
+		Subject: strings.TrimSpace(f[3]), Body: strings.TrimRight(f[4], "\n")}, nil
+}
+
+// FirstParentOf returns a commit's first parent, with the errors FirstParent gives.
+func (r *Repo) FirstParentOf(c *Commit) (string, error) {
+	if len(c.Parents) > 0 {
+		return c.Parents[0], nil
+	}
+	if r.IsShallow() {
+		return "", exit.Envf("the parent of %s is not in this shallow clone; fetch at least two commits (actions/checkout fetch-depth: 2) or give --base", c.ID)
+	}
+	return "", exit.Usagef("%s is the first commit and has no parent; give --base", c.ID)
 }
 
 // CommitMessage returns a commit's subject (its first paragraph, lines joined as %s joins
@@ -334,10 +394,39 @@ func (r *Repo) Show(rev, path string) ([]byte, error) {
 	return data, nil
 }
 
-// readObject reads one object through the batch process; typ is "" when it is missing.
+// readObject reads one object through the batch process; typ is "" when it is missing. Blobs
+// named by id are cached (a package.json is read by discovery, the packlist and the planner,
+// and is often the same blob at both ends); the caller gets its own copy.
 func (r *Repo) readObject(spec string) (data []byte, typ string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if c, ok := r.cache[spec]; ok {
+		return append([]byte(nil), c...), "blob", nil
+	}
+	data, typ, err = r.readObjectLocked(spec)
+	if err == nil && typ == "blob" && isObjectID(spec) && len(data) <= cacheBlobMax && r.held+len(data) <= cacheTotalMax {
+		if r.cache == nil {
+			r.cache = map[string][]byte{}
+		}
+		r.cache[spec] = append([]byte(nil), data...)
+		r.held += len(data)
+	}
+	return data, typ, err
+}
+
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Repo) readObjectLocked(spec string) (data []byte, typ string, err error) {
 	if r.batch == nil {
 		b, err := startCatFile(r)
 		if err != nil {

@@ -128,6 +128,16 @@ func TestRevisionsAndMergeHistory(t *testing.T) {
 	if subject != "feat(api)!: rename things (#12)" || body != "Body line one.\n\nBREAKING CHANGE: renamed" {
 		t.Errorf("CommitMessage = %q / %q", subject, body)
 	}
+	c, err := r.Commit("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ID != merge || len(c.Parents) != 2 || c.Parents[0] != mainTip || c.Subject != subject || c.Body != body || c.Time.IsZero() {
+		t.Errorf("Commit = %+v", c)
+	}
+	if _, err := r.Commit("no-such-branch"); !errors.Is(err, ErrUnknownRevision) || exit.Code(err) != exit.Usage {
+		t.Errorf("Commit(unknown) = %v", err)
+	}
 	when, err := r.CommitTime("HEAD")
 	if err != nil || when.IsZero() || time.Since(when) > time.Hour {
 		t.Errorf("CommitTime = %v, %v", when, err)

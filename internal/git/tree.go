@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/plaios/plaios/internal/exit"
@@ -31,8 +31,8 @@ type entry struct {
 	path     string
 	mode     fs.FileMode
 	oid      string
-	size     int64
-	children []*entry // folders, sorted by name
+	size     atomic.Int64 // -1 until a blob's size is asked for (ls-tree -l costs a lookup per file)
+	children []*entry     // folders, sorted by name
 }
 
 // TreeFS lists the tree of rev with one `git ls-tree` and returns it as a file system whose
@@ -45,11 +45,12 @@ func (r *Repo) Tree(rev string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.run("list the files of "+rev, "ls-tree", "-r", "-z", "--full-tree", "-l", id)
+	out, err := r.run("list the files of "+rev, "ls-tree", "-r", "-z", "--full-tree", id)
 	if err != nil {
 		return nil, err
 	}
 	t := &Tree{repo: r, commit: id, root: &entry{name: ".", path: ".", mode: fs.ModeDir | 0o755}, byPath: map[string]*entry{}}
+	out = bytes.TrimRight(out, "\x00")
 	t.byPath["."] = t.root
 	for len(out) > 0 {
 		i := bytes.IndexByte(out, 0)
@@ -63,7 +64,7 @@ func (r *Repo) Tree(rev string) (*Tree, error) {
 		}
 		meta, name, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
-		if !ok || len(f) != 4 {
+		if !ok || len(f) != 3 {
 			return nil, exit.Envf("git ls-tree printed %q; check the repository", rec)
 		}
 		e := &entry{name: path.Base(name), path: name, oid: f[2]}
@@ -79,8 +80,10 @@ func (r *Repo) Tree(rev string) (*Tree, error) {
 		default:
 			e.mode = 0o644
 		}
-		if f[3] != "-" {
-			e.size, _ = strconv.ParseInt(f[3], 10, 64)
+		if e.mode.IsDir() {
+			e.size.Store(0)
+		} else {
+			e.size.Store(-1)
 		}
 		parent := t.mkdirAll(path.Dir(name))
 		parent.children = append(parent.children, e)
@@ -340,7 +343,20 @@ func (i info) Name() string {
 	}
 	return i.e.name
 }
-func (i info) Size() int64        { return i.e.size }
+
+// Size is the blob's size, read from the repository the first time it is asked for (0 when
+// the object cannot be read).
+func (i info) Size() int64 {
+	if n := i.e.size.Load(); n >= 0 {
+		return n
+	}
+	data, err := i.t.read(i.e)
+	if err != nil {
+		return 0
+	}
+	i.e.size.Store(int64(len(data)))
+	return int64(len(data))
+}
 func (i info) Mode() fs.FileMode  { return i.e.mode }
 func (i info) ModTime() time.Time { return time.Time{} }
 func (i info) IsDir() bool        { return i.e.mode.IsDir() }

@@ -8,15 +8,16 @@
 package releaseplan
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plaios/plaios/internal/catalog"
@@ -44,7 +45,7 @@ type Options struct {
 
 	// Client returns the registry client for the workspace root on disk (where .npmrc is).
 	Client func(root string) (*registry.Client, error)
-	Jobs   int // concurrent registry requests (at least 1)
+	Jobs   int // concurrent registry requests (at least 1; the command gives max(8, 4 × jobs))
 }
 
 // Result is a plan and what Write needs to apply it.
@@ -69,52 +70,67 @@ func (r *Result) Close() error {
 
 // Run makes the plan.
 func Run(ctx context.Context, opts Options) (res *Result, err error) {
-	repo, err := git.Open(opts.Dir)
-	if err != nil {
-		return nil, err
+	headRev := opts.Head
+	if headRev == "" {
+		headRev = "HEAD"
+	}
+	// Open the repository, read the head commit and resolve --base at the same time.
+	var (
+		repo       *git.Repo
+		headCommit *git.Commit
+		base       string
+	)
+	early := git.At(opts.Dir)
+	openErr := parallel(
+		func() (err error) { repo, err = git.Open(opts.Dir); return },
+		func() (err error) { headCommit, err = early.Commit(headRev); return },
+		func() (err error) {
+			if opts.Base != "" {
+				base, err = early.RevParse(opts.Base)
+			}
+			return
+		},
+	)
+	if repo == nil {
+		return nil, openErr // not a repository: say that, whatever else failed
 	}
 	defer func() {
 		if err != nil {
 			repo.Close()
 		}
 	}()
+	if openErr != nil {
+		return nil, openErr
+	}
 	root, prefix, err := workspaceRoot(repo.Dir, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	headRev := opts.Head
-	if headRev == "" {
-		headRev = "HEAD"
-	}
-	head, err := repo.RevParse(headRev)
-	if err != nil {
-		return nil, err
-	}
-	var base string
+	head := headCommit.ID
 	if opts.Base == "" {
-		if base, err = repo.FirstParent(head); err != nil {
+		if base, err = repo.FirstParentOf(headCommit); err != nil {
 			return nil, err
 		}
-	} else if base, err = repo.RevParse(opts.Base); err != nil {
-		return nil, err
 	}
 
 	title, body := opts.Title, opts.Body
 	if !opts.TitleSet {
-		subject, msg, err := repo.CommitMessage(head)
-		if err != nil {
-			return nil, err
-		}
-		title, body = TitleFromCommit(subject, msg)
+		title, body = TitleFromCommit(headCommit.Subject, headCommit.Body)
 	}
 	pr := release.ParsePR(title, body)
 
-	headTree, err := repo.Tree(head)
-	if err != nil {
-		return nil, err
-	}
-	baseTree, err := repo.Tree(base)
-	if err != nil {
+	// The two trees, the diff and the tags, read by four git processes at once.
+	var (
+		headTree, baseTree *git.Tree
+		gitChanges         []git.Change
+		tags               map[string]string
+	)
+	if err := parallel(
+		func() (err error) { headTree, err = repo.Tree(head); return },
+		func() (err error) { baseTree, err = repo.Tree(base); return },
+		func() (err error) { gitChanges, err = repo.Changed(base, head); return },
+		func() (err error) { tags, err = repo.Tags(); return },
+	); err != nil {
 		return nil, err
 	}
 	headFS, err := sub(headTree, prefix)
@@ -129,67 +145,57 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, exit.Failf("the workspace at %s cannot be read at %s: %v", displayRoot(prefix), short(head), err)
 	}
-	baseWS, err := workspace.Discover(baseFS)
-	if err != nil {
-		baseWS = &workspace.Workspace{FS: baseFS} // the base may predate the workspace
-	}
+	changed, status := flatten(gitChanges, prefix)
 
-	gitChanges, err := repo.Changed(base, head)
-	if err != nil {
-		return nil, err
-	}
-	changed := flatten(gitChanges, prefix)
-
-	g := &gather{changed: changed}
-	in := release.Input{Base: base, Head: head, PR: pr, HasRoles: headWS.Roles != nil, Changed: changed}
+	g := &gather{changed: changed, status: status}
+	in := release.Input{Base: base, Head: head, PR: pr, HasRoles: headWS.Roles != nil, Changed: changed, Tags: tags}
 	res = &Result{Root: root, repo: repo, headFS: headFS, manifests: map[string]string{}}
+	bases := &baseFinder{fsys: baseFS}
 
-	baseByName := map[string]*workspace.Package{}
-	for _, p := range baseWS.Packages {
-		if p.JSON != nil && p.JSON.Name != "" {
-			if _, dup := baseByName[p.JSON.Name]; !dup {
-				baseByName[p.JSON.Name] = p
-			}
-		}
-	}
-	matchedBase := map[*workspace.Package]bool{}
+	var jobs []func() error
 	for _, p := range headWS.Packages {
 		hp := describe(headWS, p)
-		candidate := release.Publishable(hp, in.HasRoles) && g.touches(p.Dir)
 		if hp.Manifest != "" {
 			res.manifests[p.Dir] = hp.Manifest
 		}
-		bp := baseByName[hp.Name]
-		if bp == nil && hp.Name != "" {
-			// The package may be at the base without being in the base workspace.
-			if pj := workspace.ReadPackageJSON(baseFS, p.Dir); pj.Err == nil && pj.Name == hp.Name {
-				bp = &workspace.Package{Dir: p.Dir, Role: p.Role, JSON: pj}
-				baseWS.Packages = append(baseWS.Packages, bp)
-			}
+		if !release.Publishable(hp, in.HasRoles) {
+			in.HeadPackages = append(in.HeadPackages, hp)
+			continue
 		}
-		if candidate {
-			if err := g.files(headFS, &hp, true); err != nil {
-				return nil, err
-			}
+		if !g.touches(p.Dir) {
+			// Nothing the pull request changed can reach this package: its package.json is the
+			// base's, and so are its files.
+			in.HeadPackages = append(in.HeadPackages, hp)
+			in.BasePackages = append(in.BasePackages, hp)
+			continue
 		}
+		hi, bi := len(in.HeadPackages), -1
 		in.HeadPackages = append(in.HeadPackages, hp)
-		if bp != nil && !matchedBase[bp] {
-			matchedBase[bp] = true
-			bpkg := describe(baseWS, bp)
-			if candidate {
-				if err := g.files(baseFS, &bpkg, false); err != nil {
-					return nil, err
-				}
-			}
-			in.BasePackages = append(in.BasePackages, bpkg)
+		if bp := bases.find(hp); bp != nil {
+			bi = len(in.BasePackages)
+			in.BasePackages = append(in.BasePackages, describe(bases.ws(), bp))
 		}
+		jobs = append(jobs, func() error {
+			h := &in.HeadPackages[hi]
+			list, err := g.files(headFS, h, true)
+			if err != nil || bi < 0 {
+				return err
+			}
+			b := &in.BasePackages[bi]
+			if g.sameRules(h, b) {
+				g.deriveBase(headFS, list, h, b, baseFS)
+				return nil
+			}
+			_, err = g.files(baseFS, b, false)
+			return err
+		})
+	}
+	if err := parallel(jobs...); err != nil {
+		return nil, err
 	}
 
 	if catalog.Present(headFS) {
-		when, err := repo.CommitTime(head)
-		if err != nil {
-			return nil, err
-		}
+		when := headCommit.Time
 		res.catalog, res.updated = true, when
 		in.Catalog = &release.Catalog{Path: catalog.File, Differs: func(next map[string]string) (bool, error) {
 			return catalogDiffers(headFS, baseFS, next, when)
@@ -210,9 +216,6 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		for name, doc := range docs {
 			in.Published[name] = doc.VersionList()
 		}
-	}
-	if in.Tags, err = repo.Tags(); err != nil {
-		return nil, err
 	}
 	plan, err := release.Build(in)
 	if err != nil {
@@ -289,11 +292,12 @@ func sub(fsys fs.FS, prefix string) (fs.FS, error) {
 	return s, nil
 }
 
-// flatten lists every path a change touched, relative to the workspace root: both paths of a
-// rename, the new path of a copy.
-func flatten(changes []git.Change, prefix string) []string {
-	seen := map[string]bool{}
-	add := func(p string) {
+// flatten lists every path a change touched, relative to the workspace root — both paths of a
+// rename, the new path of a copy — with what happened to it: "A" (exists at the head only),
+// "D" (at the base only) or "M" (at both).
+func flatten(changes []git.Change, prefix string) ([]string, map[string]string) {
+	status := map[string]string{}
+	add := func(p, st string) {
 		if p == "" {
 			return
 		}
@@ -303,25 +307,104 @@ func flatten(changes []git.Change, prefix string) []string {
 			}
 			p = strings.TrimPrefix(p, prefix+"/")
 		}
-		seen[p] = true
+		if old, ok := status[p]; ok && old != st {
+			st = "M" // deleted by one change, added by another (a rename onto an old path)
+		}
+		status[p] = st
 	}
 	for _, c := range changes {
-		add(c.Path)
-		if c.Status == "R" {
-			add(c.OldPath)
+		switch c.Status {
+		case "A", "C":
+			add(c.Path, "A")
+		case "D":
+			add(c.Path, "D")
+		case "R":
+			add(c.OldPath, "D")
+			add(c.Path, "A")
+		default:
+			add(c.Path, "M")
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
+	out := make([]string, 0, len(status))
+	for p := range status {
 		out = append(out, p)
 	}
 	sort.Strings(out)
-	return out
+	return out, status
+}
+
+// baseFinder finds a head package's counterpart at the base: the package.json in the same
+// folder when it has the same name, else the base workspace's package of that name (a moved
+// package), discovering the base workspace only then.
+type baseFinder struct {
+	fsys   fs.FS
+	w      *workspace.Workspace
+	byName map[string]*workspace.Package
+}
+
+func (b *baseFinder) ws() *workspace.Workspace {
+	if b.w == nil {
+		w, err := workspace.Discover(b.fsys)
+		if err != nil {
+			w = &workspace.Workspace{FS: b.fsys} // the base may predate the workspace
+		}
+		b.w = w
+	}
+	return b.w
+}
+
+func (b *baseFinder) find(hp release.Package) *workspace.Package {
+	if hp.Name == "" {
+		return nil
+	}
+	if pj := workspace.ReadPackageJSON(b.fsys, hp.Dir); pj.Err == nil && pj.Name == hp.Name {
+		return &workspace.Package{Dir: hp.Dir, Role: hp.Role, JSON: pj}
+	}
+	if b.byName == nil {
+		b.byName = map[string]*workspace.Package{}
+		for _, p := range b.ws().Packages {
+			if p.JSON != nil && p.JSON.Name != "" {
+				if _, dup := b.byName[p.JSON.Name]; !dup {
+					b.byName[p.JSON.Name] = p
+				}
+			}
+		}
+	}
+	return b.byName[hp.Name]
+}
+
+// parallel runs fns on as many goroutines as there are CPUs (at least two: they mostly wait
+// on git) and returns the first error in the order of fns.
+func parallel(fns ...func() error) error {
+	errs := make([]error, len(fns))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(len(fns), max(2, runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = fns[i]()
+			}
+		}()
+	}
+	for i := range fns {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gather computes shipped files for the packages that need them.
 type gather struct {
 	changed []string
+	status  map[string]string // path → A, D or M
 }
 
 // touches reports whether the pull request changed a path that can change what the package
@@ -358,13 +441,8 @@ func describe(ws *workspace.Workspace, p *workspace.Package) release.Package {
 			}
 		}
 		pk := &pack.Pack{WS: ws, Pkg: p, Dir: p.Dir, Role: p.Role, Runtime: pack.Detect(ws, p, pack.None)}
-		if mf := pk.ManifestFile(); mf != "" {
+		if mf := pk.ManifestFile(); mf != "" && pk.Exists(mf) {
 			out.Manifest = pk.File(mf)
-			if data, err := fs.ReadFile(ws.FS, out.Manifest); err == nil {
-				out.ManifestData = data
-			} else {
-				out.Manifest = ""
-			}
 		}
 	}
 	return out
@@ -373,27 +451,96 @@ func describe(ws *workspace.Workspace, p *workspace.Package) release.Package {
 // files fills in the shipped files of a package: npm's packlist, plus the sources whose build
 // outputs the packlist ships. At the head a packlist that cannot be computed stops the plan;
 // at the base it leaves the files unknown, so everything at the head counts as changed.
-func (g *gather) files(fsys fs.FS, p *release.Package, atHead bool) error {
+func (g *gather) files(fsys fs.FS, p *release.Package, atHead bool) (*packlist.List, error) {
+	if p.Manifest != "" {
+		if data, err := fs.ReadFile(fsys, p.Manifest); err == nil {
+			p.ManifestData = data
+		}
+	}
 	list, err := packlist.Load(fsys, p.Dir, packlist.Options{WorkspaceRoot: "."})
 	if err != nil {
 		if !atHead {
-			return nil
+			return nil, nil
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) && errors.Is(err, fs.ErrNotExist) && pe.Path == path.Join(p.Dir, "package.json") {
-			return exit.Failf("%s has no package.json at the head; restore it or remove the package from the workspace", p.Dir)
+			return nil, exit.Failf("%s has no package.json at the head; restore it or remove the package from the workspace", p.Dir)
 		}
-		return exit.Failf("cannot work out the files npm would pack for %s: %v; fix the package", p.Dir, err)
+		return nil, exit.Failf("cannot work out the files npm would pack for %s: %v; fix the package", p.Dir, err)
 	}
 	files := list.Files()
 	out := make([]string, 0, len(files))
 	for _, f := range files {
 		out = append(out, path.Join(p.Dir, f))
 	}
-	out = append(out, buildInputs(fsys, p.Dir, list)...)
+	// The changed sources that exist at this end.
+	gone := "D"
+	if !atHead {
+		gone = "A"
+	}
+	var present []string
+	for _, c := range g.changed {
+		if g.status[c] != gone {
+			present = append(present, c)
+		}
+	}
+	out = append(out, buildInputs(fsys, p.Dir, list, present)...)
 	sort.Strings(out)
 	p.Files = compact(out)
-	return nil
+	return list, nil
+}
+
+// sameRules reports whether npm's rules for what the package ships are the same at both ends:
+// the same folder, the same package.json bytes, and no ignore file (in the package or a folder
+// above it) or nested package.json changed. Then the base's packlist follows from the head's.
+func (g *gather) sameRules(head, base *release.Package) bool {
+	if head.Dir != base.Dir || !bytes.Equal(head.PackageJSON, base.PackageJSON) {
+		return false
+	}
+	for _, p := range g.changed {
+		b := path.Base(p)
+		if b != ".npmignore" && b != ".gitignore" && b != "package.json" {
+			continue
+		}
+		d := path.Dir(p)
+		if under(d, head.Dir) || under(head.Dir, d) {
+			return false
+		}
+	}
+	return true
+}
+
+// deriveBase fills in the base's shipped files from the head's packlist when the rules are the
+// same: the head's files less those the pull request added, plus the files it deleted that the
+// same rules ship (and the deleted sources of shipped build outputs).
+func (g *gather) deriveBase(headFS fs.FS, list *packlist.List, head, base *release.Package, baseFS fs.FS) {
+	var out, deleted []string
+	for _, f := range head.Files {
+		if g.status[f] != "A" {
+			out = append(out, f)
+		}
+	}
+	for _, p := range g.changed {
+		if g.status[p] != "D" {
+			continue
+		}
+		rel, ok := relTo(p, head.Dir)
+		if !ok || rel == "." {
+			continue
+		}
+		deleted = append(deleted, p)
+		if list.Covers(rel) {
+			out = append(out, p)
+		}
+	}
+	out = append(out, buildInputs(headFS, head.Dir, list, deleted)...)
+	if base.Manifest != "" {
+		if data, err := fs.ReadFile(baseFS, base.Manifest); err == nil {
+			base.ManifestData = data
+		}
+	}
+	sort.Strings(out)
+	base.Files = compact(out)
 }
 
 func compact(s []string) []string {
@@ -424,17 +571,4 @@ func catalogDiffers(headFS, baseFS fs.FS, next map[string]string, when time.Time
 		}
 	}
 	return !catalog.Equal(gen, ref), nil
-}
-
-// pathError says what went wrong with a file, relative to the root.
-func pathError(root, file string, err error) error {
-	rel, rerr := filepath.Rel(root, file)
-	if rerr != nil {
-		rel = file
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("%s: %v", filepath.ToSlash(rel), err)
 }

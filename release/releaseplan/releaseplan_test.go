@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/plaios/plaios/internal/catalog"
+	"github.com/plaios/plaios/internal/git"
 	"github.com/plaios/plaios/internal/npm/npmrc"
 	"github.com/plaios/plaios/internal/npm/registry"
 	"github.com/plaios/plaios/internal/npm/registry/registrytest"
@@ -185,5 +186,73 @@ func TestCatalogRootAndIdempotentWrite(t *testing.T) {
 	}
 	if len(again) != 0 || r.Read("registry.json") != cat {
 		t.Errorf("writing twice must change nothing, wrote %v", again)
+	}
+}
+
+// TestDerivedBaseFilesMatchAFullPacklist: when a package's packing rules did not change, the
+// base's shipped files are derived from the head's packlist; they must be exactly what a
+// packlist of the base computes.
+func TestDerivedBaseFilesMatchAFullPacklist(t *testing.T) {
+	r := plantest.NewRepo(t)
+	pj := plantest.PackageJSON("@t/p", "1.0.0", map[string]any{"files": []string{"lib", "dist", "README.md"}})
+	r.Write(map[string]string{
+		"package.json":             plantest.PackageJSON("mono", "0.0.0", map[string]any{"private": true, "workspaces": []string{"packages/*"}}),
+		"packages/p/package.json":  pj,
+		"packages/p/tsconfig.json": `{"compilerOptions": {"outDir": "dist", "rootDir": "src"}}`,
+		"packages/p/lib/a.js":      "a\n",
+		"packages/p/lib/b.js":      "b\n",
+		"packages/p/lib/deep/e.js": "e\n",
+		"packages/p/src/x.ts":      "x\n",
+		"packages/p/src/y.ts":      strings.Repeat("y content\n", 30),
+		"packages/p/docs/d.md":     "d\n",
+		"packages/p/README.md":     "# p\n",
+	})
+	base := r.Commit("initial")
+	r.Git("mv", "packages/p/src/y.ts", "packages/p/src/z.ts")
+	r.Remove("packages/p/lib/b.js", "packages/p/docs/d.md", "packages/p/lib/deep")
+	r.Write(map[string]string{"packages/p/lib/c.js": "c\n", "packages/p/lib/a.js": "a2\n", "packages/p/src/x.ts": "x2\n"})
+	head := r.Commit("change")
+
+	repo, err := git.Open(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	headFS, _ := repo.TreeFS(head)
+	baseFS, _ := repo.TreeFS(base)
+	changes, err := repo.Changed(base, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, status := flatten(changes, ".")
+	g := &gather{changed: changed, status: status}
+	h := release.Package{Dir: "packages/p", Name: "@t/p", PackageJSON: []byte(pj)}
+	list, err := g.files(headFS, &h, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := release.Package{Dir: "packages/p", Name: "@t/p", PackageJSON: []byte(pj)}
+	if !g.sameRules(&h, &derived) {
+		t.Fatal("the rules did not change")
+	}
+	g.deriveBase(headFS, list, &h, &derived, baseFS)
+	full := release.Package{Dir: "packages/p", Name: "@t/p", PackageJSON: []byte(pj)}
+	if _, err := g.files(baseFS, &full, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(derived.Files, " ") != strings.Join(full.Files, " ") {
+		t.Errorf("derived base files\n%v\nfull base packlist\n%v", derived.Files, full.Files)
+	}
+	if !strings.Contains(strings.Join(full.Files, " "), "packages/p/src/y.ts") || !strings.Contains(strings.Join(full.Files, " "), "packages/p/lib/b.js") {
+		t.Errorf("the base must ship the deleted lib/b.js and the renamed source src/y.ts: %v", full.Files)
+	}
+	// A changed ignore file or package.json changes the rules.
+	g2 := &gather{changed: []string{"packages/p/.npmignore"}, status: map[string]string{"packages/p/.npmignore": "A"}}
+	if g2.sameRules(&h, &derived) {
+		t.Error("an added .npmignore changes the rules")
+	}
+	g3 := &gather{changed: []string{".gitignore"}, status: map[string]string{".gitignore": "M"}}
+	if g3.sameRules(&h, &derived) {
+		t.Error("the root .gitignore applies to every package")
 	}
 }

@@ -18,37 +18,41 @@ import (
 // next to the source). A source is shipped when the packlist would ship its .js or .d.ts
 // output; then the package's own tsconfig files count too. Packages built without tsc (a
 // bundler with `noEmit`) are not mapped: only their shipped files count.
-func buildInputs(fsys fs.FS, dir string, list *packlist.List) []string {
+func buildInputs(fsys fs.FS, dir string, list *packlist.List, changed []string) []string {
+	// Only the sources the pull request changed can make a difference; a package with none
+	// costs nothing here.
+	var want []string
+	for _, p := range changed {
+		if rel, ok := relTo(p, dir); ok && rel != "." && isCodeFile(p) && !list.Has(rel) {
+			want = append(want, p)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
 	cfg := loadTSConfig(fsys, dir)
 	if cfg == nil || cfg.noEmit {
 		return nil
 	}
-	inputs := cfg.inputs(fsys)
-	if len(inputs) == 0 {
-		return nil
-	}
 	rootDir := cfg.rootDir
 	if rootDir == "" {
-		rootDir = commonDir(inputs)
+		rootDir = commonDir(cfg.inputs(fsys))
+	}
+	outDir := cfg.outDir
+	if outDir == "" {
+		outDir = rootDir
 	}
 	var out []string
-	for _, src := range inputs {
-		if !under(src, dir) {
+	for _, src := range want {
+		if !cfg.includes(src) {
 			continue
 		}
 		rel, ok := relTo(src, rootDir)
 		if !ok {
 			continue
 		}
-		outDir := cfg.outDir
-		if outDir == "" {
-			outDir = rootDir
-		}
 		js, dts := outputs(path.Join(outDir, rel), cfg.jsxPreserve)
 		for _, o := range []string{js, dts} {
-			if o == "" {
-				continue
-			}
 			if r, ok := relTo(o, dir); ok && list.Covers(r) {
 				out = append(out, src)
 				break
@@ -63,6 +67,15 @@ func buildInputs(fsys fs.FS, dir string, list *packlist.List) []string {
 		}
 	}
 	return out
+}
+
+// isCodeFile reports whether a path could be a TypeScript or JavaScript source.
+func isCodeFile(p string) bool {
+	switch path.Ext(p) {
+	case ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs":
+		return true
+	}
+	return false
 }
 
 type tsconfig struct {
@@ -195,13 +208,47 @@ func (c *tsconfig) isSource(p string) bool {
 	return false
 }
 
+// patterns returns the include patterns (folders widened to their contents) and the
+// excludes, as tsc reads them.
+func (c *tsconfig) patterns() (include, exclude []string) {
+	inc := c.include
+	if !c.hasInclude && !c.hasFiles {
+		inc = []string{path.Join(path.Dir(c.chain[0]), "**/*")}
+	}
+	for _, p := range inc {
+		last := path.Base(p)
+		if !strings.ContainsAny(last, "*?") && path.Ext(last) == "" {
+			p += "/**/*" // a folder
+		}
+		include = append(include, p)
+	}
+	exclude = append([]string{}, c.exclude...)
+	for _, d := range []string{"node_modules", "bower_components", "jspm_packages"} {
+		exclude = append(exclude, "**/"+d)
+	}
+	if c.outDir != "" {
+		exclude = append(exclude, c.outDir)
+	}
+	return include, exclude
+}
+
+// includes reports whether tsc would compile the source at p.
+func (c *tsconfig) includes(p string) bool {
+	if !c.isSource(p) {
+		return false
+	}
+	for _, f := range c.files {
+		if f == p {
+			return true
+		}
+	}
+	include, exclude := c.patterns()
+	return matchAny(include, p) && !matchAny(exclude, p)
+}
+
 // inputs lists the program's source files as tsc would find them.
 func (c *tsconfig) inputs(fsys fs.FS) []string {
 	base := path.Dir(c.chain[0])
-	include := c.include
-	if !c.hasInclude && !c.hasFiles {
-		include = []string{path.Join(base, "**/*")}
-	}
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range c.files {
@@ -210,23 +257,9 @@ func (c *tsconfig) inputs(fsys fs.FS) []string {
 			out = append(out, f)
 		}
 	}
-	if len(include) == 0 {
+	patterns, excludes := c.patterns()
+	if !c.hasInclude && c.hasFiles {
 		return out
-	}
-	patterns := make([]string, 0, len(include))
-	for _, p := range include {
-		last := path.Base(p)
-		if !strings.ContainsAny(last, "*?") && path.Ext(last) == "" {
-			p += "/**/*" // a folder
-		}
-		patterns = append(patterns, p)
-	}
-	excludes := append([]string{}, c.exclude...)
-	for _, d := range []string{"node_modules", "bower_components", "jspm_packages"} {
-		excludes = append(excludes, "**/"+d)
-	}
-	if c.outDir != "" {
-		excludes = append(excludes, c.outDir)
 	}
 	_ = fs.WalkDir(fsys, base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -171,14 +172,27 @@ func TestBuildInputs(t *testing.T) {
 		// No tsconfig up to the root but the base one is not named tsconfig.json: nothing.
 		"packs/d": "",
 	}
+	var all []string
+	for f := range fsys {
+		all = append(all, f)
+	}
+	sort.Strings(all)
 	for dir, want := range cases {
 		list, err := packlist.Load(fsys, dir, packlist.Options{WorkspaceRoot: "."})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := strings.Join(buildInputs(fsys, dir, list), " ")
+		got := strings.Join(buildInputs(fsys, dir, list, all), " ")
 		if got != want {
 			t.Errorf("%s: build inputs = %q, want %q", dir, got, want)
 		}
+	}
+	// Only changed sources are considered.
+	list, _ := packlist.Load(fsys, "packs/a", packlist.Options{WorkspaceRoot: "."})
+	if got := buildInputs(fsys, "packs/a", list, []string{"packs/a/src/index.ts", "packs/a/README.md", "packs/b/src/index.ts"}); strings.Join(got, " ") != "packs/a/src/index.ts packs/a/tsconfig.json" {
+		t.Errorf("changed sources only: %v", got)
+	}
+	if got := buildInputs(fsys, "packs/a", list, []string{"packs/a/test/a.test.ts"}); got != nil {
+		t.Errorf("a test source is not compiled into dist: %v", got)
 	}
 }
