@@ -80,10 +80,6 @@ release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
 					return err
 				}
 			}
-			// Bound here, not when the command is built: other commands bind the same keys to
-			// their own flags, and the last binding wins.
-			f.bindFlag("registry", c.Flags().Lookup("registry"))
-			f.bindFlag("jobs", c.Flags().Lookup("jobs"))
 			if runF != nil {
 				return runF(opts)
 			}
@@ -101,6 +97,8 @@ release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the network is refused: auto, netns or off")
 	fl.StringVar(&opts.Format, "format", "text", "output: text, json or github")
+	f.bindFlag("registry", fl.Lookup("registry"))
+	f.bindFlag("jobs", fl.Lookup("jobs"))
 	return c
 }
 

@@ -66,6 +66,7 @@ type Factory struct {
 	chdir      string
 	configFile string
 	warned     bool
+	bindings   []binding
 }
 
 // NewFactory returns a Factory over the real process environment.
@@ -158,10 +159,26 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 	return c, nil
 }
 
-// bindFlag makes a command's flag the highest layer of a configuration key.
+// bindFlag makes a command's flag the highest layer of a configuration key. Several commands
+// bind the same key (registry, jobs), so the binding is recorded here and made by the root's
+// PersistentPreRunE for the command that actually runs.
 func (f *Factory) bindFlag(key string, fl *pflag.Flag) {
 	if fl != nil {
-		_ = f.Viper.BindPFlag(key, fl)
+		f.bindings = append(f.bindings, binding{key, fl})
+	}
+}
+
+type binding struct {
+	key  string
+	flag *pflag.Flag
+}
+
+// bindRunning binds the running command's recorded flags to their configuration keys.
+func (f *Factory) bindRunning(c *cobra.Command) {
+	for _, b := range f.bindings {
+		if c.Flags().Lookup(b.flag.Name) == b.flag {
+			_ = f.Viper.BindPFlag(b.key, b.flag)
+		}
 	}
 }
 
@@ -185,6 +202,7 @@ or pages.`,
 			if noColor || f.Getenv("NO_COLOR") != "" {
 				f.IO.NoColor = true
 			}
+			f.bindRunning(c)
 			return nil
 		},
 	}
