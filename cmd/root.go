@@ -114,6 +114,7 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 	} else if _, err := os.Stat(path); err != nil {
 		return nil, exit.Usagef("the configuration file %s does not exist; check --config", path)
 	}
+	f.bindChanged()
 	v.SetEnvPrefix("PLAIOS")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	v.AutomaticEnv()
@@ -160,8 +161,9 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 }
 
 // bindFlag makes a command's flag the highest layer of a configuration key. Several commands
-// bind the same key (registry, jobs), so the binding is recorded here and made by the root's
-// PersistentPreRunE for the command that actually runs.
+// bind the same key (registry, jobs), so the binding is recorded here and made when the
+// configuration is read, for the flags given on the command line: only the running command's
+// flags are parsed, so only its flags can have changed.
 func (f *Factory) bindFlag(key string, fl *pflag.Flag) {
 	if fl != nil {
 		f.bindings = append(f.bindings, binding{key, fl})
@@ -173,10 +175,10 @@ type binding struct {
 	flag *pflag.Flag
 }
 
-// bindRunning binds the running command's recorded flags to their configuration keys.
-func (f *Factory) bindRunning(c *cobra.Command) {
+// bindChanged binds the flags given on the command line to their configuration keys.
+func (f *Factory) bindChanged() {
 	for _, b := range f.bindings {
-		if c.Flags().Lookup(b.flag.Name) == b.flag {
+		if b.flag.Changed {
 			_ = f.Viper.BindPFlag(b.key, b.flag)
 		}
 	}
@@ -202,7 +204,6 @@ or pages.`,
 			if noColor || f.Getenv("NO_COLOR") != "" {
 				f.IO.NoColor = true
 			}
-			f.bindRunning(c)
 			return nil
 		},
 	}
