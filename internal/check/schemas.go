@@ -43,7 +43,7 @@ func runFileSchemas(p *Pass) {
 	case pack.OpenClaw:
 		if m := p.Pack.OpenClaw; m != nil && m.Value != nil {
 			if cs := m.Value.Get("configSchema"); cs != nil && cs.Kind == jsonpos.Object {
-				p.schemaFindings(m.File, "configSchema", schema.CheckFile(cs, schema.Options{}))
+				p.schemaFindings(m.File, "configSchema", schema.CheckFile(cs, schema.Options{Reader: "OpenClaw"}))
 			}
 		}
 	case pack.AgentOS:

@@ -43,6 +43,36 @@ type Options struct {
 	// and every property listed in "required" ("not given" written as null), as OpenAI-style
 	// strict function calling, and so PLAIOS capabilities, need.
 	Strict bool
+	// Reader names what reads the schema, for messages ("OpenClaw", "the PLAIOS host"). Empty
+	// means the AgentOS executor, whose Ajv runs in strict mode: only then do an unknown
+	// keyword or format break the schema (Fatal); other readers pass over them.
+	Reader string
+}
+
+// agentOS reports whether the schema is read by the AgentOS executor.
+func (k *checker) agentOS() bool { return k.opts.Reader == "" }
+
+// unreached words a fault in a subschema that Ajv's compile did not reach.
+func (k *checker) unreached(fault, it string) string {
+	if k.agentOS() {
+		return fault + " (the AgentOS executor never reads this subschema, other validators ignore " + it + ")."
+	}
+	return fault + "; " + k.reader() + " passes over " + it + "."
+}
+
+func (k *checker) asyncMessage() string {
+	if k.agentOS() {
+		return "The schema is $async: the AgentOS executor calls Ajv's validator without awaiting it, so arguments are never rejected, and a rejected promise nobody handles can stop the host."
+	}
+	return "The schema is $async: a validator that runs synchronously never rejects a value with it."
+}
+
+// reader names what reads the schema.
+func (k *checker) reader() string {
+	if k.opts.Reader == "" {
+		return "the AgentOS executor"
+	}
+	return k.opts.Reader
 }
 
 // Check returns the findings of a schema given as plain values (encoding/json's, or anything
@@ -122,16 +152,24 @@ func (k *checker) fault(f *CompileError) {
 	case strings.HasPrefix(msg, "strict mode: unknown keyword"):
 		fd.Rule = RuleKeywordUnknown
 		fd.Message = fmt.Sprintf("%q is not a draft-07 keyword; the AgentOS executor (Ajv in strict mode) refuses the schema because of it.", f.Keyword)
+		if !k.agentOS() {
+			fd.Message = fmt.Sprintf("%q is not a draft-07 keyword; %s passes over it, so the schema checks less than it reads.", f.Keyword, k.reader())
+			fd.Fatal = false
+		}
 		fd.Hint = keywordHint(f.Keyword)
 		atKey = true
 	case strings.HasPrefix(msg, "unknown format"):
 		name, _ := k.valueAt(f.Pointer).(string)
 		fd.Rule = RuleFormatUnknown
 		fd.Message = "The format " + quoteOr(name, "given") + " is not one ajv-formats knows; the AgentOS executor (Ajv in strict mode) refuses the schema because of it."
+		if !k.agentOS() {
+			fd.Message = "The format " + quoteOr(name, "given") + " is not one ajv-formats knows; " + k.reader() + " does not check it."
+			fd.Fatal = false
+		}
 		fd.Hint = formatHint(name)
 	case strings.HasPrefix(msg, "no schema with key or ref") || strings.HasPrefix(msg, "$schema must be a string"):
 		fd.Rule = RuleDraft
-		fd.Message = "\"$schema\" names another draft than draft-07, the only one the AgentOS executor's Ajv reads: every call fails."
+		fd.Message = "\"$schema\" names another draft than draft-07, the only one Ajv reads by default: " + k.reader() + " cannot use the schema."
 		fd.Hint = `Write "$schema": "http://json-schema.org/draft-07/schema#", or leave "$schema" out.`
 	case (strings.Contains(msg, "already exists") || strings.Contains(msg, "resolves to more than one schema")) && strings.Contains(f.Reason, "meta-schema"):
 		fd.Rule = RuleMetaID
@@ -139,18 +177,21 @@ func (k *checker) fault(f *CompileError) {
 		fd.Hint = "Give the schema an id of its own (or none)."
 	case strings.HasPrefix(msg, "async schema"):
 		fd.Rule = RuleAsync
-		fd.Message = "An \"$async\" subschema inside a schema that is not $async: the AgentOS executor cannot compile it."
+		fd.Message = "An \"$async\" subschema inside a schema that is not $async: " + k.reader() + " cannot compile it."
 		fd.Hint = `Remove "$async".`
 	case strings.HasPrefix(msg, "type must be JSONType") || strings.HasPrefix(msg, "schema is invalid") && typePointer(f.Pointer) != "":
 		if p := typePointer(f.Pointer); p != "" {
 			fd.Pointer = p
 		}
 		fd.Rule = RuleTypeUnknown
-		fd.Message = fmt.Sprintf("%s is not a JSON Schema type (%s); the AgentOS executor cannot compile the schema.", typeText(k, f.Pointer), "string, number, integer, boolean, null, object, array")
+		fd.Message = fmt.Sprintf("%s is not a JSON Schema type (%s); %s cannot use the schema.", typeText(k, f.Pointer), "string, number, integer, boolean, null, object, array", k.reader())
 		fd.Hint = typeHint(k, f.Pointer)
 	default:
 		fd.Rule = RuleInvalid
 		fd.Message = sentence(f.Reason) + " The AgentOS executor cannot compile the schema (Ajv: " + msg + ")."
+		if !k.agentOS() {
+			fd.Message = sentence(f.Reason) + " The schema does not compile as JSON Schema draft-07 (Ajv: " + msg + "), so " + k.reader() + " cannot rely on it."
+		}
 	}
 	k.add(fd, atKey)
 }
@@ -232,7 +273,7 @@ func (k *checker) walk(root any) {
 		for _, kw := range o.ordered() {
 			if !knownKeywords[kw] {
 				k.add(Finding{Rule: RuleKeywordUnknown, Pointer: ptr + "/" + escapePointer(kw),
-					Message: fmt.Sprintf("%q is not a draft-07 keyword (the AgentOS executor never reads this subschema, other validators ignore the keyword).", kw),
+					Message: k.unreached(fmt.Sprintf("%q is not a draft-07 keyword", kw), "the keyword"),
 					Hint:    keywordHint(kw)}, true)
 			}
 		}
@@ -240,7 +281,7 @@ func (k *checker) walk(root any) {
 			if name, ok := fv.(string); ok {
 				if _, known := formats[name]; !known {
 					k.add(Finding{Rule: RuleFormatUnknown, Pointer: ptr + "/format",
-						Message: fmt.Sprintf("The format %q is not one ajv-formats knows (the AgentOS executor never reads this subschema; other validators ignore it).", name),
+						Message: k.unreached(fmt.Sprintf("The format %q is not one ajv-formats knows", name), "it"),
 						Hint:    formatHint(name)}, false)
 				}
 			}
@@ -255,7 +296,7 @@ func (k *checker) walk(root any) {
 		if av, ok := o.get("$async"); ok && jsTruthy(av) {
 			if isRoot {
 				k.add(Finding{Rule: RuleAsync, Pointer: "/$async",
-					Message: "The schema is $async: the AgentOS executor calls Ajv's validator without awaiting it, so arguments are never rejected, and a rejected promise nobody handles can stop the host.",
+					Message: k.asyncMessage(),
 					Hint:    `Remove "$async": true.`}, false)
 			} else {
 				k.add(Finding{Rule: RuleAsync, Pointer: ptr + "/$async",
