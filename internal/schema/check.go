@@ -1,12 +1,11 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
-
-	js "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 )
@@ -511,68 +510,136 @@ func allowsNull(v any) bool {
 	return false
 }
 
-// spec compiles the schema with santhosh-tekuri/jsonschema as plain draft-07 (no Ajv
-// strictness) and reports what keeps it from compiling that Ajv did not already report:
-// a fault there breaks validators other than AgentOS's even where Ajv never looks.
-func (k *checker) spec(v any) {
-	c := js.NewCompiler()
-	c.DefaultDraft(js.Draft7)
-	c.UseLoader(refuseLoader{})
-	c.UseRegexpEngine(func(s string) (js.Regexp, error) {
-		re, err := compileJSRegexp(s, "u")
-		if err != nil {
-			return nil, err
+// spec looks where Ajv's compilation may never reach (an unreferenced definition, an anyOf
+// branch after an always-valid one) for what breaks any draft-07 validator there: a "$ref"
+// that leads nowhere or outside the schema, and a pattern that is not a regular expression.
+// The meta-schema itself was already checked over the whole document by the compile.
+func (k *checker) spec(root any) {
+	ids := map[string]bool{}
+	var collect func(v any, depth int)
+	collect = func(v any, depth int) {
+		if depth > maxDepth {
+			return
 		}
-		return specRegexp{re}, nil
-	})
-	const url = "file:///plaios/schema.json"
-	if err := c.AddResource(url, toGo(v)); err != nil {
-		return
-	}
-	_, err := c.Compile(url)
-	if err == nil {
-		return
-	}
-	var sve *js.SchemaValidationError
-	var ve *js.ValidationError
-	var nf *js.JSONPointerNotFoundError
-	var lu *js.LoadURLError
-	var rx *js.InvalidRegexError
-	switch {
-	case errors.As(err, &sve) && errors.As(sve.Err, &ve):
-		for _, leaf := range leaves(ve) {
-			p := pointerOf(leaf.InstanceLocation)
-			if k.seenPointer(p) {
-				continue
+		switch x := v.(type) {
+		case *object:
+			for _, key := range []string{"$id", "id"} {
+				if id, ok := x.vals[key].(string); ok && id != "" {
+					ids[strings.TrimSuffix(id, "#")] = true
+				}
 			}
-			k.add(Finding{Rule: RuleInvalid, Pointer: p,
-				Message: "The schema breaks the draft-07 meta-schema here: " + leafMessage(ve, p) + "."}, false)
-		}
-	case errors.As(err, &nf):
-		frag := nf.URL[strings.IndexByte(nf.URL, '#')+1:]
-		p := refSite(v, "#"+frag)
-		if !k.seenPointer(p) {
-			k.add(Finding{Rule: RuleInvalid, Pointer: p, Message: fmt.Sprintf("The reference %q leads nowhere in the schema.", "#"+frag)}, false)
-		}
-	case errors.As(err, &lu):
-		p := refSite(v, lu.URL)
-		if !k.seenPointer(p) {
-			k.add(Finding{Rule: RuleInvalid, Pointer: p, Message: fmt.Sprintf("The reference %q points outside the schema; validators do not fetch it.", lu.URL),
-				Hint: "Put the referenced schema under \"definitions\" and refer to it with \"#/definitions/…\"."}, false)
-		}
-	case errors.As(err, &rx):
-		p := ""
-		if i := strings.IndexByte(rx.URL, '#'); i >= 0 {
-			p = rx.URL[i+1:]
-		}
-		if !k.seenPointer(p) {
-			k.add(Finding{Rule: RuleInvalid, Pointer: p, Message: fmt.Sprintf("%q is not a regular expression: %v.", rx.Regex, rx.Err)}, false)
-		}
-	default:
-		if !k.seenPointer("") {
-			k.add(Finding{Rule: RuleInvalid, Message: "The schema does not compile as draft-07: " + err.Error() + "."}, false)
+			for _, kw := range x.ordered() {
+				collect(x.vals[kw], depth+1)
+			}
+		case *array:
+			for _, it := range x.items {
+				collect(it, depth+1)
+			}
 		}
 	}
+	collect(root, 0)
+	var visit func(v any, ptr string, depth int)
+	visit = func(v any, ptr string, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		switch x := v.(type) {
+		case *object:
+			if ref, ok := x.vals["$ref"].(string); ok {
+				k.specRef(root, ref, ptr+"/$ref", ids)
+			}
+			if pat, ok := x.vals["pattern"].(string); ok {
+				k.specPattern(pat, ptr+"/pattern")
+			}
+			if pp, ok := x.vals["patternProperties"].(*object); ok {
+				for _, key := range pp.ordered() {
+					k.specPattern(key, ptr+"/patternProperties/"+escapePointer(key))
+				}
+			}
+			for _, kw := range x.ordered() {
+				if kw == "enum" || kw == "const" || kw == "default" || kw == "examples" {
+					continue // data, not schemas
+				}
+				visit(x.vals[kw], ptr+"/"+escapePointer(kw), depth+1)
+			}
+		case *array:
+			for i, it := range x.items {
+				visit(it, fmt.Sprintf("%s/%d", ptr, i), depth+1)
+			}
+		}
+	}
+	visit(root, "", 0)
+}
+
+func (k *checker) specRef(root any, ref, ptr string, ids map[string]bool) {
+	if k.seenPointer(ptr) {
+		return
+	}
+	switch {
+	case ref == "#" || ref == "":
+		return
+	case strings.HasPrefix(ref, "#/"):
+		if _, ok := resolveLocal(root, ref[1:]); !ok {
+			k.add(Finding{Rule: RuleInvalid, Pointer: ptr, Message: fmt.Sprintf("The reference %q leads nowhere in the schema.", ref)}, false)
+		}
+	case strings.HasPrefix(ref, "#"):
+		return // a plain-name fragment; the compile resolves anchors it reaches
+	default:
+		base := ref
+		if i := strings.IndexByte(base, '#'); i >= 0 {
+			base = base[:i]
+		}
+		if ids[base] || normalizeID(base) == metaID {
+			return
+		}
+		for id := range ids {
+			if strings.HasSuffix(id, "/"+base) || strings.HasSuffix(id, base) {
+				return // relative to an $id of the document
+			}
+		}
+		k.add(Finding{Rule: RuleInvalid, Pointer: ptr, Message: fmt.Sprintf("The reference %q points outside the schema; validators do not fetch it.", ref),
+			Hint: "Put the referenced schema under \"definitions\" and refer to it with \"#/definitions/…\"."}, false)
+	}
+}
+
+func (k *checker) specPattern(pat, ptr string) {
+	if k.seenPointer(ptr) {
+		return
+	}
+	if _, err := compileJSRegexp(pat, "u"); err != nil {
+		k.add(Finding{Rule: RuleInvalid, Pointer: ptr, Message: fmt.Sprintf("%q is not a regular expression: %v.", pat, err)}, false)
+	}
+}
+
+// resolveLocal follows a JSON pointer ("/definitions/x", percent-decoded) from the root.
+func resolveLocal(root any, ptr string) (any, bool) {
+	if dec, err := url.PathUnescape(ptr); err == nil {
+		ptr = dec
+	}
+	cur := root
+	if ptr == "" {
+		return cur, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = unescapePointer(tok)
+		switch x := cur.(type) {
+		case *object:
+			next, ok := x.vals[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case *array:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x.items) || !isArrayIndex(tok) {
+				return nil, false
+			}
+			cur = x.items[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }
 
 // seenPointer says whether some finding already stands at ptr or below it.
@@ -583,56 +650,6 @@ func (k *checker) seenPointer(ptr string) bool {
 		}
 	}
 	return false
-}
-
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("plaios does not fetch schemas")
-}
-
-type specRegexp struct{ re *jsRegexp }
-
-func (r specRegexp) String() string            { return r.re.source }
-func (r specRegexp) MatchString(s string) bool { return r.re.test(s) }
-
-func leaves(e *js.ValidationError) []*js.ValidationError {
-	if len(e.Causes) == 0 {
-		return []*js.ValidationError{e}
-	}
-	var out []*js.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, leaves(c)...)
-	}
-	return out
-}
-
-func pointerOf(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escapePointer(t))
-	}
-	return b.String()
-}
-
-// leafMessage picks the library's words for the errors at ptr.
-func leafMessage(e *js.ValidationError, ptr string) string {
-	var msgs []string
-	for _, line := range strings.Split(e.Error(), "\n") {
-		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "-"))
-		prefix := fmt.Sprintf("at '%s': ", ptr)
-		if strings.HasPrefix(line, prefix) {
-			m := strings.TrimPrefix(line, prefix)
-			if !strings.HasSuffix(m, "failed") {
-				msgs = append(msgs, m)
-			}
-		}
-	}
-	if len(msgs) == 0 {
-		return "invalid value"
-	}
-	return strings.Join(msgs, "; ")
 }
 
 // refSite finds the $ref whose value is ref, or the root.

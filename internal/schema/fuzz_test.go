@@ -293,3 +293,16 @@ func (g *gen) value(depth int) any {
 		return a
 	}
 }
+
+// refuseLoader keeps the draft-07 library from fetching anything.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("plaios does not fetch schemas")
+}
+
+// specRegexp gives the library this package's JavaScript regular expressions.
+type specRegexp struct{ re *jsRegexp }
+
+func (r specRegexp) String() string            { return r.re.source }
+func (r specRegexp) MatchString(s string) bool { return r.re.test(s) }

@@ -9,24 +9,35 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MaxScan bounds how much of one file's content is searched for token patterns.
 const MaxScan = 2 << 20
 
-var tokenPatterns = []struct {
+type tokenPattern struct {
 	name string
 	re   *regexp.Regexp
-}{
-	{"an npm access token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{"a GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
-	{"a GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`)},
-	{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"a private key", regexp.MustCompile(`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`)},
 }
 
-// npmrcSecret matches an auth line of an .npmrc whose value is written out, not a ${VAR}.
-var npmrcSecret = regexp.MustCompile(`(?m)^\s*[^#;\s]*:?(_authToken|_auth|_password)\s*=\s*([^\s$][^\s]*)\s*$`)
+// The patterns compile on first use: compiling them at init would cost every start of plaios
+// several milliseconds (the bounded repetitions are large).
+var (
+	patternsOnce  sync.Once
+	tokenPatterns []tokenPattern
+	npmrcSecret   *regexp.Regexp // an .npmrc auth line whose value is written out, not a ${VAR}
+)
+
+func compilePatterns() {
+	tokenPatterns = []tokenPattern{
+		{"an npm access token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+		{"a GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
+		{"a GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`)},
+		{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"a private key", regexp.MustCompile(`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`)},
+	}
+	npmrcSecret = regexp.MustCompile(`(?m)^\s*[^#;\s]*:?(_authToken|_auth|_password)\s*=\s*([^\s$][^\s]*)\s*$`)
+}
 
 // harmlessEnv are environment files that conventionally hold placeholders.
 var harmlessEnv = map[string]bool{".env.example": true, ".env.sample": true, ".env.template": true, ".env.dist": true, ".env.defaults": true, ".env.schema": true}
@@ -34,6 +45,7 @@ var harmlessEnv = map[string]bool{".env.example": true, ".env.sample": true, ".e
 // Scan reports whether a file (its slash path inside the package and its content) looks like
 // a credential, and why, in a phrase ("an environment file", "an npm access token on line 3").
 func Scan(name string, content []byte) (reason string, found bool) {
+	patternsOnce.Do(compilePatterns)
 	base := path.Base(name)
 	lower := strings.ToLower(base)
 	if len(content) > MaxScan {
