@@ -386,6 +386,9 @@ func runRoleUnknown(p *WorkspacePass) {
 		return
 	}
 	roles := p.WS.Roles.Value.Get("roles")
+	if roles == nil || roles.Kind != jsonpos.Object {
+		return // role-missing says the map has no roles object
+	}
 	for _, m := range roles.Members {
 		switch m.Value.Text() {
 		case workspace.RolePack, workspace.RoleLibrary, workspace.RoleTemplate, workspace.RoleRoot:

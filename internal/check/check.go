@@ -195,7 +195,7 @@ func Run(ws *workspace.Workspace, packs []*pack.Pack, opts Options) []Diagnostic
 			continue
 		}
 		wp.rule = r
-		r.RunWorkspace(wp)
+		runWorkspaceRule(wp, r)
 	}
 	add(wp.diags)
 	kept := diags[:0]
@@ -222,6 +222,17 @@ func runRule(p *Pass, r *Rule) {
 		}
 	}()
 	r.Run(p)
+}
+
+// runWorkspaceRule runs one workspace rule, turning a panic in it into a diagnostic.
+func runWorkspaceRule(p *WorkspacePass, r *Rule) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.diags = append(p.diags, Diagnostic{Rule: r.ID, Severity: Error, File: workspace.RolesFile, Line: 1, Col: 1,
+				Message: fmt.Sprintf("internal error while checking this rule (%v); please report it", v)})
+		}
+	}()
+	r.RunWorkspace(p)
 }
 
 // Sort orders diagnostics by file, line, column and rule.
