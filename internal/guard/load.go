@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/sandbox"
 	"github.com/plaios/plaios/internal/workspace"
@@ -40,6 +41,11 @@ type harnessInput struct {
 	Catalog        json.RawMessage   `json:"catalog,omitempty"`
 	PLAIOS         []plaiosIface     `json:"plaios,omitempty"`
 	Files          []string          `json:"files,omitempty"`
+	// Serve and SecretEnv are for the bridges' long-lived loads (internal/bridge): descriptors
+	// whose non-optional secrets are missing are left out, and getSecret reads the environment
+	// variable SecretEnv maps an id to (else the id's conventional name).
+	Serve     bool              `json:"serve,omitempty"`
+	SecretEnv map[string]string `json:"secretEnv,omitempty"`
 }
 
 type plaiosIface struct {
@@ -50,6 +56,7 @@ type plaiosIface struct {
 	Options      map[string]any    `json:"options"`
 	EnvValues    map[string]string `json:"envValues"`
 	Dependencies []plaiosDep       `json:"dependencies"`
+	Skip         bool              `json:"skip,omitempty"` // not constructed (the bridges: a required config value is missing)
 }
 
 type plaiosDep struct {
@@ -69,6 +76,17 @@ type harnessResult struct {
 	} `json:"descriptors"`
 	Tools      []harnessTool `json:"tools"`
 	Registered []string      `json:"registered"`
+	// For the bridges: an OpenClaw entry's defineToolPlugin metadata or, without it, its
+	// plugin entry fields; the tools registered as optional; AgentOS tools left out for a
+	// missing secret.
+	ToolPlugin  json.RawMessage `json:"toolPlugin,omitempty"`
+	PluginEntry json.RawMessage `json:"pluginEntry,omitempty"`
+	Optional    []string        `json:"optional,omitempty"`
+	Skipped     []struct {
+		Tool    string   `json:"tool"`
+		Secrets []string `json:"secrets"`
+		Env     []string `json:"env"`
+	} `json:"skipped,omitempty"`
 }
 
 type harnessTool struct {
@@ -76,6 +94,10 @@ type harnessTool struct {
 	Name         string          `json:"name"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Tags         []string        `json:"tags,omitempty"`
+	ReadOnly     *bool           `json:"readOnly,omitempty"`
 }
 
 // checkFor decides which contract a candidate is held to: its role first (library, root),
@@ -87,7 +109,12 @@ func checkFor(r *Result) string {
 	case workspace.RoleRoot:
 		return checkRoot
 	}
-	switch r.Runtime {
+	return runtimeCheck(r.Runtime)
+}
+
+// runtimeCheck is the contract of a runtime's packs.
+func runtimeCheck(rt pack.Runtime) string {
+	switch rt {
 	case pack.AgentOS:
 		return checkAgentOS
 	case pack.PLAIOS:
@@ -261,18 +288,25 @@ func childEnv(getenv func(string) string) []string {
 
 // harnessInput prepares the inert inputs of one candidate's check.
 func (g *run) harnessInput(r *Result, project string) (*harnessInput, error) {
-	in := &harnessInput{Check: r.Check, Name: r.Name, Specifier: r.Name}
 	var fixture workspace.Fixture
+	var exports []string
 	if g.ws.Roles != nil {
 		fixture = g.ws.Roles.Fixtures[r.Dir]
+		exports = g.ws.Roles.LibraryExports[r.Dir]
 	}
 	p := r.packed
 	installedDir := filepath.Join(project, "node_modules", filepath.FromSlash(r.Name))
-	switch r.Check {
+	return buildInput(r.Check, r.Name, installedDir, p.pkg, p.agentos, p.plaios, p.catalog, fixture, exports)
+}
+
+// buildInput is the harness input of a package installed at installedDir under its name.
+func buildInput(check, name, installedDir string, pkg *jsonpos.Value, agentos *pack.AgentOSModel, plaios *pack.PLAIOSModel, catalog []byte, fixture workspace.Fixture, libraryExports []string) (*harnessInput, error) {
+	in := &harnessInput{Check: check, Name: name, Specifier: name}
+	switch check {
 	case checkAgentOS:
 		in.Secrets = map[string]string{}
-		if p.agentos != nil {
-			for _, s := range p.agentos.RequiredSecrets {
+		if agentos != nil {
+			for _, s := range agentos.RequiredSecrets {
 				if s.ID != "" && !s.Optional {
 					in.Secrets[s.ID] = "placeholder-" + s.ID
 				}
@@ -283,27 +317,25 @@ func (g *run) harnessInput(r *Result, project string) (*harnessInput, error) {
 		}
 		in.Options = fixture.Options
 	case checkLibrary:
-		if g.ws.Roles != nil {
-			in.LibraryExports = g.ws.Roles.LibraryExports[r.Dir]
-		}
+		in.LibraryExports = libraryExports
 	case checkRoot:
-		if len(p.catalog) > 0 && json.Valid(p.catalog) {
-			in.Catalog = p.catalog
+		if len(catalog) > 0 && json.Valid(catalog) {
+			in.Catalog = catalog
 		}
 	case checkPLAIOS:
-		if p.plaios == nil {
+		if plaios == nil {
 			return nil, fmt.Errorf("the packed agent-os.package.yaml cannot be read")
 		}
-		in.PLAIOS = plaiosInputs(r.Name, p.plaios, fixture.Options)
+		in.PLAIOS = plaiosInputs(name, plaios, fixture.Options)
 	case checkOpenClaw:
-		for _, e := range p.pkg.Path("openclaw", "extensions").Strings() {
+		for _, e := range pkg.Path("openclaw", "extensions").Strings() {
 			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
 		}
 		if len(in.Files) > 1 {
 			in.Files = in.Files[:1]
 		}
 	case checkPi:
-		for _, e := range p.pkg.Path("pi", "extensions").Strings() {
+		for _, e := range pkg.Path("pi", "extensions").Strings() {
 			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
 		}
 	}

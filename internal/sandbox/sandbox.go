@@ -201,6 +201,11 @@ type Spec struct {
 	// Shims also serves OpenClaw's entry helpers (openclaw/plugin-sdk/plugin-entry and
 	// …/tool-plugin) from the sandbox's faithful copies (needs Hooks).
 	Shims bool
+	// Releasable lets the child lift the hooks' refusal once it has loaded what it must load
+	// with the network refused (globalThis[Symbol.for('plaios.sandbox')].allowNetwork()), for
+	// long-lived children whose later work may use the network (plaios mcp serve). It lifts
+	// the hooks only: a child in a network namespace stays without a network.
+	Releasable bool
 }
 
 // Attempt is one recorded attempt to reach the network.
@@ -256,42 +261,15 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	defer stderr.Close()
 
-	name := spec.Name
-	args := spec.Args
-	env := spec.Env
-	if env == nil {
-		env = os.Environ()
+	cmd, err := s.command(spec, tmp)
+	if err != nil {
+		return nil, err
 	}
-	env = append(env[:len(env):len(env)], "PLAIOS_SANDBOX_EVENTS_FD=3")
-	if spec.Hooks {
-		if name == "" {
-			name = s.node
-		}
-		cfg, _ := json.Marshal(map[string]any{"shims": spec.Shims})
-		cfgPath := filepath.Join(tmp, "config.json")
-		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
-			return nil, err
-		}
-		env = append(env, "PLAIOS_SANDBOX_CONFIG="+cfgPath)
-		args = append([]string{"--import", fileURL(s.Hooks())}, args...)
-	}
-
-	cmd := exec.Command(name, args...)
-	cmd.Dir = spec.Dir
-	cmd.Env = env
+	name := cmd.Path
 	cmd.Stdin = nil
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = []*os.File{events}
-	if s.mode == NetNS {
-		attr, err := namespaceAttr(s.userns)
-		if err != nil {
-			return nil, err
-		}
-		cmd.SysProcAttr = attr
-	} else {
-		cmd.SysProcAttr = groupAttr()
-	}
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -351,6 +329,72 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// command prepares the child of spec: hooks preloaded with their configuration written to
+// tmp, the events descriptor announced as fd 3, the namespace or process group set.
+func (s *Sandbox) command(spec Spec, tmp string) (*exec.Cmd, error) {
+	name := spec.Name
+	args := spec.Args
+	env := spec.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(env[:len(env):len(env)], "PLAIOS_SANDBOX_EVENTS_FD=3")
+	if spec.Hooks {
+		if name == "" {
+			name = s.node
+		}
+		cfg, _ := json.Marshal(map[string]any{"shims": spec.Shims, "releasable": spec.Releasable})
+		cfgPath := filepath.Join(tmp, "config.json")
+		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
+			return nil, err
+		}
+		env = append(env, "PLAIOS_SANDBOX_CONFIG="+cfgPath)
+		args = append([]string{"--import", fileURL(s.Hooks())}, args...)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = env
+	if s.mode == NetNS {
+		attr, err := namespaceAttr(s.userns)
+		if err != nil {
+			return nil, err
+		}
+		cmd.SysProcAttr = attr
+	} else {
+		cmd.SysProcAttr = groupAttr()
+	}
+	return cmd, nil
+}
+
+// Command prepares a long-lived child that the caller starts, talks to and stops itself:
+// the same program, hooks, environment and isolation as Run gives spec (Timeout aside). The
+// caller must pass the events descriptor as the first of cmd.ExtraFiles (fd 3), may add
+// more, sets the standard streams, and calls Kill when done; cleanup removes the child's
+// configuration and may be called once it has started.
+func (s *Sandbox) Command(spec Spec) (cmd *exec.Cmd, cleanup func(), err error) {
+	if s.dir == "" {
+		return nil, nil, errors.New("the sandbox is closed")
+	}
+	tmp, err := os.MkdirTemp(s.dir, "child-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	cmd, err = s.command(spec, tmp)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return cmd, cleanup, nil
+}
+
+// Kill ends a child started from Command, with everything left in its process group.
+func Kill(cmd *exec.Cmd) {
+	if cmd != nil && cmd.Process != nil {
+		killGroup(cmd.Process.Pid)
+	}
 }
 
 func tail(f *os.File) string {

@@ -5,13 +5,20 @@
 // It writes JSON lines to the events descriptor: {"type":"stage",…} while it works and one
 // {"type":"result",…} at the end. The Go side (internal/guard) turns them into reasons,
 // descriptors and diagnostics; the network attempts come from hooks.mjs.
+//
+// It is also the loader of `plaios mcp serve` and `plaios export` (internal/bridge), which
+// import it as a module: load(input) runs the same check and returns its result together with
+// the live tools (`calls`, by name), each callable as call(args, {signal, callId}) →
+// {ok, output?, content?, error?}. With input.serve set, an AgentOS descriptor whose
+// non-optional secret is missing is left out (as the host skips it) instead of being given a
+// placeholder, and secrets are read from the environment as getSecret asks for them.
 
 import fs from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, fileURLToPath } from 'node:url';
 
 const sandbox = globalThis[Symbol.for('plaios.sandbox')];
 const emit = sandbox ? sandbox.emit : (event) => process.stdout.write(JSON.stringify(event) + '\n');
-const input = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+let input = {};
 const cwd = process.cwd();
 
 function stage(name) {
@@ -83,8 +90,58 @@ function callableInert() {
 }
 
 const tools = [];
-function addTool(source, name, inputSchema, outputSchema) {
-  tools.push({ source, name: typeof name === 'string' ? name : '', inputSchema: plain(inputSchema) ?? null, outputSchema: plain(outputSchema) ?? null });
+const calls = new Map();
+const skipped = [];
+
+function stringList(v) {
+  return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
+}
+
+// addTool records a tool the package exposes: what guard checks (name, schemas) and what the
+// bridges publish (description, title, tags, annotations), and keeps call, the live function.
+function addTool(source, name, inputSchema, outputSchema, meta = {}, call = undefined) {
+  const tool = { source, name: typeof name === 'string' ? name : '', inputSchema: plain(inputSchema) ?? null, outputSchema: plain(outputSchema) ?? null };
+  if (typeof meta.description === 'string') tool.description = meta.description;
+  if (typeof meta.title === 'string' && meta.title !== '') tool.title = meta.title;
+  const tags = [...stringList(meta.tags)];
+  if (typeof meta.category === 'string' && meta.category !== '' && !tags.includes(meta.category)) tags.push(meta.category);
+  if (tags.length > 0) tool.tags = tags;
+  if (typeof meta.readOnly === 'boolean') tool.readOnly = meta.readOnly;
+  tools.push(tool);
+  if (call && tool.name !== '' && !calls.has(tool.name)) calls.set(tool.name, call);
+}
+
+// errorText is a failure as a tool reports it: an Error's message, an {message} object's, a
+// string as it is.
+function errorText(err) {
+  if (typeof err === 'string') return err;
+  if (err instanceof Error) return err.message || err.name || 'error';
+  if (err && typeof err === 'object') {
+    if (typeof err.message === 'string') return err.message;
+    try {
+      return JSON.stringify(err);
+    } catch {
+      return String(err);
+    }
+  }
+  return String(err);
+}
+
+// envName is the environment variable an AgentOS secret id falls back to when nothing maps it:
+// "serper.apiKey" → SERPER_API_KEY, the convention of the host's own secret catalogue.
+function envName(id) {
+  return String(id).replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toUpperCase();
+}
+
+const readSecrets = new Set();
+function secretFromEnv(id) {
+  const name = (input.secretEnv && input.secretEnv[id]) || envName(id);
+  if (!readSecrets.has(name)) {
+    readSecrets.add(name);
+    emit({ type: 'secret', env: name });
+  }
+  const v = process.env[name];
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
 async function importSpecifier(specifier) {
@@ -110,10 +167,14 @@ async function agentosPack(mod) {
   if (!factory) fail('exports no createExtensionPack function (nor a default export that is one)');
   const secrets = input.secrets || {};
   const options = input.options || {};
+  const getSecret = (id) => {
+    if (Object.prototype.hasOwnProperty.call(secrets, id)) return secrets[id];
+    return input.serve ? secretFromEnv(id) : undefined;
+  };
   const context = {
     options,
     logger: inertLogger,
-    getSecret: (id) => (Object.prototype.hasOwnProperty.call(secrets, id) ? secrets[id] : undefined),
+    getSecret,
     services: {},
     manifestEntry: { package: input.name, options },
   };
@@ -133,7 +194,22 @@ async function agentosPack(mod) {
     const payload = d.payload;
     if (entry.kind === 'tool' && payload && typeof payload === 'object') {
       if (typeof payload.name === 'string') entry.name = payload.name;
-      addTool(`descriptor ${entry.id}`, payload.name, payload.inputSchema, payload.outputSchema);
+      const missing = input.serve && Array.isArray(d.requiredSecrets)
+        ? d.requiredSecrets.filter((s) => s && typeof s.id === 'string' && !s.optional && getSecret(s.id) === undefined).map((s) => s.id)
+        : [];
+      if (missing.length > 0) {
+        skipped.push({ tool: entry.name || entry.id, secrets: missing, env: missing.map((id) => (input.secretEnv && input.secretEnv[id]) || envName(id)) });
+        descriptors.push(entry);
+        continue;
+      }
+      const meta = { description: payload.description, title: payload.displayName, tags: payload.tags, category: payload.category };
+      if (typeof payload.hasSideEffects === 'boolean') meta.readOnly = !payload.hasSideEffects;
+      addTool(`descriptor ${entry.id}`, payload.name, payload.inputSchema, payload.outputSchema, meta, async (args, call) => {
+        const result = await payload.execute(args, { gmiId: 'plaios-mcp', personaId: 'plaios-mcp', userContext: {}, correlationId: call.callId, signal: call.signal });
+        if (!result || typeof result !== 'object') return { ok: false, error: `the tool returned ${result === null ? 'null' : typeof result} instead of a ToolExecutionResult` };
+        if (!result.success) return { ok: false, error: result.error === undefined ? 'the tool reported a failure without a message' : errorText(result.error) };
+        return { ok: true, output: plain(result.output) };
+      });
     }
     descriptors.push(entry);
   }
@@ -242,6 +318,7 @@ async function plaios() {
   const descriptors = [];
   for (const iface of input.plaios || []) {
     const label = `interface ${iface.id}`;
+    if (iface.skip) continue;
     stage(`import ${iface.specifier}`);
     if (!modules.has(iface.specifier)) modules.set(iface.specifier, await importSpecifier(iface.specifier));
     const mod = modules.get(iface.specifier);
@@ -287,7 +364,14 @@ async function plaios() {
       const manifest = instance.manifest;
       const lacking = ['id', 'name', 'description', 'inputSchema'].filter((k) => !manifest || manifest[k] === undefined);
       if (lacking.length > 0) fail(`${iface.className} (${label}) has a manifest without ${lacking.join(', ')}`);
-      addTool(`${iface.className}.manifest`, manifest.name, manifest.inputSchema, manifest.outputSchema);
+      const capability = instance;
+      addTool(`${iface.className}.manifest`, manifest.name, manifest.inputSchema, manifest.outputSchema,
+        { description: manifest.description, title: manifest.title, tags: manifest.tags }, async (args, call) => {
+          const result = await capability.execute(args, { runId: call.callId, callId: call.callId, sessionId: 'plaios-mcp', userId: 'plaios-mcp', startedAt: new Date(), signal: call.signal });
+          if (!result || typeof result !== 'object') return { ok: false, error: `the capability returned ${result === null ? 'null' : typeof result} instead of a CapabilityResult` };
+          if (!result.success) return { ok: false, error: result.error === undefined ? 'the capability reported a failure without a message' : errorText(result.error) };
+          return { ok: true, output: plain(result.data) };
+        });
     }
     descriptors.push({ id: iface.id, kind: iface.kind, name: iface.className });
   }
@@ -299,16 +383,33 @@ async function plaios() {
 async function openclaw() {
   const registered = [];
   const descriptors = [];
+  const optional = [];
+  let toolPlugin;
+  let pluginEntry;
   for (const file of input.files || []) {
     stage(`import ${file}`);
     const mod = await importSpecifier(pathToFileURL(file).href);
     const entry = mod.default !== undefined ? mod.default : mod;
     const register = typeof entry === 'function' ? entry : entry && typeof entry.register === 'function' ? entry.register.bind(entry) : null;
     if (!register) fail('the entry exports no plugin: a default export with register(api) (definePluginEntry or defineToolPlugin)');
-    const record = (tool, source) => {
+    const metadata = entry && entry[Symbol.for('openclaw.plugin-sdk.tool-plugin.metadata')];
+    if (metadata && typeof metadata === 'object') toolPlugin = plain(metadata);
+    else if (entry && typeof entry === 'object') {
+      let configSchema;
+      try {
+        const cs = entry.configSchema;
+        configSchema = cs && typeof cs === 'object' && cs.jsonSchema !== undefined ? cs.jsonSchema : undefined;
+      } catch {
+        configSchema = undefined;
+      }
+      pluginEntry = plain({ id: entry.id, name: entry.name, description: entry.description, configSchema });
+    }
+    const record = (tool, source, opts) => {
       if (!tool || typeof tool !== 'object') return;
       registered.push(String(tool.name));
-      addTool(source, tool.name, tool.parameters, tool.outputSchema);
+      if (opts && opts.optional) optional.push(String(tool.name));
+      addTool(source, tool.name, tool.parameters, tool.outputSchema, { description: tool.description, title: tool.label, tags: tool.tags },
+        typeof tool.execute === 'function' ? async (args, call) => ({ ok: true, content: await tool.execute(call.callId, args, call.signal, () => {}) }) : undefined);
     };
     const base = {
       id: entry && entry.id,
@@ -329,10 +430,10 @@ async function openclaw() {
           const list = Array.isArray(made) ? made : made ? [made] : [];
           const names = opts && Array.isArray(opts.names) ? opts.names : opts && typeof opts.name === 'string' ? [opts.name] : [];
           if (list.length === 0) for (const n of names) registered.push(String(n));
-          for (const t of list) record(t, `registerTool factory ${t && t.name}`);
+          for (const t of list) record(t, `registerTool factory ${t && t.name}`, opts);
           return;
         }
-        record(tool, `registerTool ${tool && tool.name}`);
+        record(tool, `registerTool ${tool && tool.name}`, opts);
       },
     };
     const api = new Proxy(base, {
@@ -351,8 +452,16 @@ async function openclaw() {
     }
   }
   for (const name of registered) descriptors.push({ id: name, kind: 'tool' });
-  return { descriptors, registered };
+  return { descriptors, registered, toolPlugin, pluginEntry, optional };
 }
+
+const piContext = new Proxy({ cwd, hasUI: false }, {
+  get(t, p) {
+    if (p in t) return t[p];
+    if (p === 'then' || typeof p === 'symbol') return undefined;
+    return callableInert();
+  },
+});
 
 async function pi() {
   const descriptors = [];
@@ -364,7 +473,8 @@ async function pi() {
       registerTool(def) {
         if (!def || typeof def !== 'object') fail('registerTool was called without a tool definition');
         descriptors.push({ id: String(def.name), kind: 'tool' });
-        addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined);
+        addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
+          typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
       },
     };
     const api = new Proxy(base, {
@@ -388,7 +498,10 @@ async function pi() {
 
 // --- main ------------------------------------------------------------------------------
 
-async function main() {
+// load runs the check input asks for and returns its result and the live tools. It never
+// throws: a failure is result.ok false with the reason.
+export async function load(given) {
+  input = given || {};
   const result = { type: 'result', ok: true, descriptors: [], tools, registered: null };
   try {
     switch (input.check) {
@@ -411,6 +524,9 @@ async function main() {
         const r = await openclaw();
         result.descriptors = r.descriptors;
         result.registered = r.registered;
+        if (r.toolPlugin) result.toolPlugin = r.toolPlugin;
+        if (r.pluginEntry) result.pluginEntry = r.pluginEntry;
+        if (r.optional.length > 0) result.optional = r.optional;
         break;
       }
       case 'pi':
@@ -424,6 +540,12 @@ async function main() {
     result.ok = false;
     result.reason = err instanceof Failure ? err.message : `the check itself failed: ${message(err)}`;
   }
+  if (skipped.length > 0) result.skipped = skipped;
+  return { result, calls };
+}
+
+async function main() {
+  const { result } = await load(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')));
   // One more turn of the event loop, so that work started during loading is seen.
   await new Promise((resolve) => setTimeout(resolve, 25));
   if (result.ok && uncaught !== undefined) {
@@ -434,9 +556,19 @@ async function main() {
   process.exit(0);
 }
 
+function isEntry() {
+  try {
+    return process.argv[1] !== undefined && fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
 let uncaught;
-process.on('unhandledRejection', () => {});
-process.on('uncaughtException', (err) => {
-  if (uncaught === undefined) uncaught = err;
-});
-main();
+if (isEntry()) {
+  process.on('unhandledRejection', () => {});
+  process.on('uncaughtException', (err) => {
+    if (uncaught === undefined) uncaught = err;
+  });
+  main();
+}

@@ -4,7 +4,10 @@
 // module.registerHooks where node has it (22.15+), else through a loader thread.
 //
 // Events are JSON lines appended to the file descriptor named by PLAIOS_SANDBOX_EVENTS_FD.
-// Configuration is a JSON file named by PLAIOS_SANDBOX_CONFIG: {"shims": true|false}.
+// Configuration is a JSON file named by PLAIOS_SANDBOX_CONFIG: {"shims": true|false,
+// "releasable": true|false}. A releasable child (plaios mcp serve: the pack loads with the
+// network refused, its tools then run with it) gets state.allowNetwork(), after which every
+// hooked function passes straight through to node's own; guard never sets it.
 //
 // TLS, HTTP/2 and WebSocket clients all connect through net.Socket.prototype.connect, which is
 // where they are recorded; fetch, http(s), DNS, UDP and child processes are recorded by name.
@@ -31,7 +34,12 @@ if (process.env.PLAIOS_SANDBOX_CONFIG) {
   delete process.env.PLAIOS_SANDBOX_CONFIG;
 }
 
-const state = { attempts: [] };
+const state = { attempts: [], refusing: true };
+if (config.releasable === true) {
+  state.allowNetwork = () => {
+    state.refusing = false;
+  };
+}
 Object.defineProperty(globalThis, Symbol.for('plaios.sandbox'), { value: state, enumerable: false });
 
 function emit(event) {
@@ -72,6 +80,7 @@ function refusal(what, target, code = 'ECONNREFUSED') {
 // TCP and TLS sockets: every client connection goes through Socket.prototype.connect.
 const originalConnect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function connect(...args) {
+  if (!state.refusing) return originalConnect.apply(this, args);
   let opts = args[0];
   if (Array.isArray(opts) && opts.length > 0 && typeof opts[0] === 'object') opts = opts[0]; // normalized form
   let target;
@@ -94,8 +103,9 @@ net.Socket.prototype.connect = function connect(...args) {
 };
 
 // DNS: lookups and every resolver method, callback and promise forms.
-function refuseCallback(what, name) {
+function refuseCallback(what, name, original) {
   return function refused(...args) {
+    if (!state.refusing && original) return original.apply(this, args);
     const host = describeTarget(args[0]);
     record(`dns ${what}`, host);
     const callback = args.findLast((a) => typeof a === 'function');
@@ -106,8 +116,9 @@ function refuseCallback(what, name) {
     return {};
   };
 }
-function refusePromise(what, name) {
+function refusePromise(what, name, original) {
   return async function refused(...args) {
+    if (!state.refusing && original) return original.apply(this, args);
     const host = describeTarget(args[0]);
     record(`dns ${what}`, host);
     const err = refusal(`dns ${what}`, host, 'ENOTFOUND');
@@ -121,16 +132,16 @@ const resolverMethods = ['resolve', 'resolve4', 'resolve6', 'resolveAny', 'resol
 function nameOf(m) {
   return m === 'reverse' ? 'reverse' : m === 'resolve' ? 'resolve' : m.replace(/^resolve/, 'resolve ').toLowerCase();
 }
-dns.lookup = refuseCallback('lookup', 'getaddrinfo');
-dns.lookupService = refuseCallback('lookupService', 'getnameinfo');
+dns.lookup = refuseCallback('lookup', 'getaddrinfo', dns.lookup);
+dns.lookupService = refuseCallback('lookupService', 'getnameinfo', dns.lookupService);
 for (const m of resolverMethods) {
-  if (typeof dns[m] === 'function') dns[m] = refuseCallback(nameOf(m), 'query');
-  if (dns.Resolver && typeof dns.Resolver.prototype[m] === 'function') dns.Resolver.prototype[m] = refuseCallback(nameOf(m), 'query');
-  if (typeof dns.promises[m] === 'function') dns.promises[m] = refusePromise(nameOf(m), 'query');
-  if (dns.promises.Resolver && typeof dns.promises.Resolver.prototype[m] === 'function') dns.promises.Resolver.prototype[m] = refusePromise(nameOf(m), 'query');
+  if (typeof dns[m] === 'function') dns[m] = refuseCallback(nameOf(m), 'query', dns[m]);
+  if (dns.Resolver && typeof dns.Resolver.prototype[m] === 'function') dns.Resolver.prototype[m] = refuseCallback(nameOf(m), 'query', dns.Resolver.prototype[m]);
+  if (typeof dns.promises[m] === 'function') dns.promises[m] = refusePromise(nameOf(m), 'query', dns.promises[m]);
+  if (dns.promises.Resolver && typeof dns.promises.Resolver.prototype[m] === 'function') dns.promises.Resolver.prototype[m] = refusePromise(nameOf(m), 'query', dns.promises.Resolver.prototype[m]);
 }
-dns.promises.lookup = refusePromise('lookup', 'getaddrinfo');
-dns.promises.lookupService = refusePromise('lookupService', 'getnameinfo');
+dns.promises.lookup = refusePromise('lookup', 'getaddrinfo', dns.promises.lookup);
+dns.promises.lookupService = refusePromise('lookupService', 'getnameinfo', dns.promises.lookupService);
 
 // HTTP(S) and HTTP/2 clients: recorded with their URL; the socket underneath is refused.
 function requestTarget(scheme, args) {
@@ -154,11 +165,11 @@ for (const [mod, scheme] of [[http, 'http'], [https, 'https']]) {
   const originalRequest = mod.request;
   const originalGet = mod.get;
   mod.request = function request(...args) {
-    record(scheme, requestTarget(scheme, args));
+    if (state.refusing) record(scheme, requestTarget(scheme, args));
     return originalRequest.apply(this, args);
   };
   mod.get = function get(...args) {
-    record(scheme, requestTarget(scheme, args));
+    if (state.refusing) record(scheme, requestTarget(scheme, args));
     return originalGet.apply(this, args);
   };
 }
@@ -167,6 +178,7 @@ for (const m of ['send', 'connect']) {
   const original = dgram.Socket.prototype[m];
   if (typeof original !== 'function') continue;
   dgram.Socket.prototype[m] = function udp(...args) {
+    if (!state.refusing) return original.apply(this, args);
     let port;
     let host;
     if (m === 'connect') {
@@ -189,7 +201,9 @@ for (const m of ['send', 'connect']) {
 
 // fetch (undici) and WebSocket.
 if (typeof globalThis.fetch === 'function') {
+  const originalFetch = globalThis.fetch;
   const fetchRefused = async function fetch(input, init) {
+    if (!state.refusing) return originalFetch(input, init);
     const target = describeTarget(input);
     record('fetch', target);
     throw new TypeError('fetch failed', { cause: refusal('fetch', target) });
@@ -200,7 +214,7 @@ if (typeof globalThis.WebSocket === 'function') {
   const Original = globalThis.WebSocket;
   class RecordedWebSocket extends Original {
     constructor(url, ...rest) {
-      record('websocket', describeTarget(url));
+      if (state.refusing) record('websocket', describeTarget(url));
       super(url, ...rest);
     }
   }
@@ -210,7 +224,7 @@ if (typeof globalThis.EventSource === 'function') {
   const Original = globalThis.EventSource;
   class RecordedEventSource extends Original {
     constructor(url, ...rest) {
-      record('eventsource', describeTarget(url));
+      if (state.refusing) record('eventsource', describeTarget(url));
       super(url, ...rest);
     }
   }
@@ -242,7 +256,7 @@ for (const m of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'exec
   const shell = m === 'exec' || m === 'execSync';
   childProcess[m] = function run(file, ...rest) {
     const cmd = shell ? networkCommand('sh', ['-c', String(file)]) : networkCommand(file, Array.isArray(rest[0]) ? rest[0] : []);
-    if (cmd) record('spawn', cmd);
+    if (cmd && state.refusing) record('spawn', cmd);
     return original.call(this, file, ...rest);
   };
 }
