@@ -1,14 +1,246 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
 	"github.com/spf13/cobra"
 
+	"github.com/plaios/plaios/internal/bridge"
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/sandbox"
 )
 
-// NewCmdMCP is under construction.
+// MCPServeOptions holds the inputs of `plaios mcp serve` and what it needs from the outside.
+type MCPServeOptions struct {
+	IO     *IOStreams
+	Dir    func() (string, error)
+	Getenv func(string) string
+	JSON   bool
+
+	Path    string
+	Secrets []string // id=ENV_VAR
+	Offline bool
+	Timeout time.Duration
+	List    bool
+}
+
+// NewCmdMCP builds `plaios mcp`, the parent of `plaios mcp serve`.
 func NewCmdMCP(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "mcp", Hidden: true, RunE: func(*cobra.Command, []string) error {
-		return exit.Envf("mcp is under construction")
-	}}
+	c := &cobra.Command{
+		Use:   "mcp <command>",
+		Short: "Serve a pack's tools over the Model Context Protocol",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			return exit.Usagef("give a command: plaios mcp serve [PATH]")
+		},
+	}
+	c.AddCommand(NewCmdMCPServe(f, nil))
+	return c
+}
+
+// NewCmdMCPServe builds `plaios mcp serve`. runF replaces the run in tests of flag parsing.
+func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
+	opts := &MCPServeOptions{IO: f.IO, Dir: f.Dir, Getenv: f.Getenv}
+	c := &cobra.Command{
+		Use:   "serve [PATH]",
+		Short: "Serve a built pack's tools over MCP on stdio",
+		Long: `Serves the tools of the built pack in PATH (default .) as an MCP server on stdin and
+stdout: an AgentOS pack's tool descriptors, a PLAIOS pack's capabilities, an OpenClaw
+plugin's or a Pi extension's registered tools.
+
+The pack loads in a node child with the network refused, as plaios guard loads it; the same
+child then runs the calls, with the network (use --offline to keep it refused). Before a tool
+runs, its arguments are checked against its input schema the way the AgentOS executor does
+it: types coerced, defaults filled in, formats checked; its output is checked against its
+output schema on the way back. A failing tool answers with isError and its own message; a
+crashed child is started again; a cancelled call aborts the tool's signal.
+
+Secrets never come from arguments: an AgentOS getSecret(id) reads the environment variable
+--secret id=ENV_VAR names, else the manifest's envVar, else the id's conventional name
+(serper.apiKey → SERPER_API_KEY); PLAIOS configuration comes from each field's env. Secret
+values are redacted from every result. Tools whose required secret or configuration is
+missing are left out, with a warning on stderr.`,
+		Example: `  plaios mcp serve
+  plaios mcp serve registry/curated/research/web-search --secret serper.apiKey=SERPER_KEY
+  plaios mcp serve packages/weather --offline
+  plaios mcp serve packages/weather --list`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Path = "."
+			if len(args) == 1 {
+				opts.Path = args[0]
+			}
+			opts.JSON = f.JSON
+			if _, err := parseSecrets(opts.Secrets); err != nil {
+				return err
+			}
+			if opts.Timeout <= 0 {
+				return exit.Usagef("--timeout %s is not valid; give a positive duration such as 60s or 2m", opts.Timeout)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpServeRun(c.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringArrayVar(&opts.Secrets, "secret", nil, "read AgentOS secret `ID=ENV_VAR` from that environment variable (repeatable)")
+	fl.BoolVar(&opts.Offline, "offline", false, "keep the network refused while tools run, not only while the pack loads")
+	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "limit for loading the pack")
+	fl.BoolVar(&opts.List, "list", false, "print the tools it would serve and exit")
+	return c
+}
+
+var envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// parseSecrets reads --secret id=ENV_VAR flags. A value that is not an environment variable's
+// name is refused without being repeated: it may be the secret itself.
+func parseSecrets(flags []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, s := range flags {
+		id, env, ok := strings.Cut(s, "=")
+		id = strings.TrimSpace(id)
+		if !ok || id == "" {
+			return nil, exit.Usagef("--secret takes ID=ENV_VAR, the secret's id and the environment variable that holds it")
+		}
+		if !envVarName.MatchString(env) {
+			return nil, exit.Usagef("--secret %s=…: after = give the name of the environment variable that holds the secret (letters, digits and _), never the secret itself", id)
+		}
+		m[id] = env
+	}
+	return m, nil
+}
+
+// resolvePackDir turns PATH into an absolute folder, relative to -C.
+func resolvePackDir(dirFn func() (string, error), path string) (string, error) {
+	wd, err := dirFn()
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(wd, path)
+	}
+	return filepath.Clean(path), nil
+}
+
+// openPack opens the pack in PATH, refusing (exit 2) what is not a package.
+func openPack(dirFn func() (string, error), path string, force pack.Runtime) (*bridge.Pack, error) {
+	dir, err := resolvePackDir(dirFn, path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := bridge.Open(dir, force)
+	if err != nil {
+		return nil, exit.UsageErr(err)
+	}
+	return p, nil
+}
+
+// loaderError gives a loader's failure its exit code: a pack that did not load fails (1),
+// node or the sandbox missing is the environment (3).
+func loaderError(err error) error {
+	var le *bridge.LoadError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &le):
+		return exit.Failf("the pack did not load: %s", le.Reason)
+	case errors.Is(err, context.Canceled):
+		return exit.Failf("interrupted")
+	case errors.Is(err, sandbox.ErrUnavailable), strings.Contains(err.Error(), "node is not on PATH"):
+		return exit.EnvErr(err)
+	}
+	var ee *exit.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	return exit.EnvErr(err)
+}
+
+func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p, err := openPack(opts.Dir, opts.Path, pack.None)
+	if err != nil {
+		return err
+	}
+	if p.Runtime() == pack.None {
+		return exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json", opts.Path)
+	}
+	secrets, _ := parseSecrets(opts.Secrets)
+	var log io.Writer
+	if opts.IO.Verbose {
+		log = opts.IO.ErrOut
+	}
+	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Offline: opts.Offline, Timeout: opts.Timeout, Log: log})
+	if err != nil {
+		return loaderError(err)
+	}
+	defer l.Close()
+	srv, err := bridge.NewServer(ctx, bridge.ServerOptions{Loader: l, Getenv: opts.Getenv, Log: log})
+	if err != nil {
+		return loaderError(err)
+	}
+	defer srv.Close()
+	if !opts.IO.Quiet {
+		for _, n := range srv.Notes() {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", n)
+		}
+	}
+	if opts.List {
+		return writeToolList(opts.IO, opts.JSON, srv.Tools())
+	}
+	if opts.IO.Verbose {
+		fmt.Fprintf(opts.IO.ErrOut, "serving %d tools of %s over MCP on stdio\n", len(srv.Tools()), p.Name())
+	}
+	err = srv.Run(ctx, bridge.Transport(opts.IO.In, opts.IO.Out))
+	if err != nil && ctx.Err() == nil {
+		return exit.Failf("the MCP session ended: %v", err)
+	}
+	return nil
+}
+
+func writeToolList(io *IOStreams, asJSON bool, tools []bridge.Tool) error {
+	if asJSON {
+		enc := json.NewEncoder(io.Out)
+		enc.SetIndent("", "  ")
+		if tools == nil {
+			tools = []bridge.Tool{}
+		}
+		return enc.Encode(struct {
+			SchemaVersion int           `json:"schemaVersion"`
+			Tools         []bridge.Tool `json:"tools"`
+		}{1, tools})
+	}
+	for _, t := range tools {
+		line := t.Name
+		if t.Description != "" {
+			line += "  " + oneLine(t.Description)
+		}
+		fmt.Fprintln(io.Out, line)
+	}
+	return nil
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:99]) + "…"
+	}
+	return s
 }

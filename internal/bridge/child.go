@@ -1,0 +1,598 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plaios/plaios/internal/guard"
+	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/sandbox"
+)
+
+//go:embed node/serve.mjs
+var nodeScripts embed.FS
+
+const serveFile = ".plaios-bridge-serve.mjs"
+
+// LoadError is a pack that did not load: the harness's reason, a network attempt while
+// loading, a time-out. The commands exit 1 on it; other errors are the environment's.
+type LoadError struct{ Reason string }
+
+func (e *LoadError) Error() string { return e.Reason }
+
+// Loader starts bridge children for one pack: node processes that load the pack with guard's
+// harness, with the network refused, and then run its tools on request.
+type Loader struct {
+	Pack *Pack
+	// Node is the node binary (default: node on PATH).
+	Node string
+	// Env is the children's environment (nil: this process's).
+	Env []string
+	// SecretEnv maps AgentOS secret ids to the environment variables holding them
+	// (--secret id=ENV_VAR); the manifest's envVar mappings are added by NewLoader.
+	SecretEnv map[string]string
+	// Serve loads for running tools: real secrets and configuration from the environment, and
+	// tools whose required secret or configuration is missing left out. Without it the pack
+	// loads with guard's inert inputs, so that every tool is seen (plaios export).
+	Serve bool
+	// Offline keeps the network refused while tools run, in a network namespace when the
+	// machine allows one.
+	Offline bool
+	// Timeout bounds loading (default 60s).
+	Timeout time.Duration
+	// Log, when set, receives what the children print on stderr (verbose).
+	Log io.Writer
+	// OnSecret is told the name of every environment variable a getSecret call read.
+	OnSecret func(env string)
+	// Notes are said by NewLoader: interfaces left out for missing configuration.
+	Notes []string
+
+	sb      *sandbox.Sandbox
+	project string
+	input   []byte
+}
+
+// NewLoader prepares the children's folder: guard's harness and the serve script, with a
+// node_modules that links the pack under its name, so that node resolves it through its
+// exports as an installed dependency.
+func NewLoader(ctx context.Context, l *Loader) (*Loader, error) {
+	if l.Timeout <= 0 {
+		l.Timeout = 60 * time.Second
+	}
+	rt := l.Pack.Runtime()
+	switch rt {
+	case pack.AgentOS, pack.PLAIOS, pack.OpenClaw, pack.Pi:
+	default:
+		return nil, fmt.Errorf("%s is not a pack of a runtime plaios knows (no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json)", l.Pack.Dir)
+	}
+	mode := sandbox.Off
+	if l.Offline {
+		mode = sandbox.Auto
+	}
+	sb, err := sandbox.New(ctx, sandbox.Config{Mode: mode, Node: l.Node})
+	if err != nil {
+		if errors.Is(err, sandbox.ErrUnavailable) {
+			return nil, fmt.Errorf("%w; without --offline the tools run with the network and no namespace is needed", err)
+		}
+		return nil, err
+	}
+	l.sb = sb
+	l.project = filepath.Join(sb.Dir(), "project")
+	if err := l.writeProject(); err != nil {
+		sb.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Loader) writeProject() error {
+	link := filepath.Join(l.project, "node_modules", filepath.FromSlash(l.Pack.Name()))
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return err
+	}
+	if err := os.Symlink(l.Pack.Dir, link); err != nil {
+		return err
+	}
+	serve, _ := nodeScripts.ReadFile("node/serve.mjs")
+	files := map[string][]byte{
+		guard.HarnessFile: sandbox.Harness(),
+		serveFile:         serve,
+		"package.json":    []byte(`{"name":"plaios-bridge","private":true,"type":"module"}` + "\n"),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(l.project, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bridgeInput is the harness input with what only the serve script reads.
+type bridgeInput struct {
+	*guard.HarnessInput
+	AllowNetwork bool `json:"allowNetwork,omitempty"`
+}
+
+func (l *Loader) harnessInput() ([]byte, error) {
+	p := l.Pack
+	link := filepath.Join(l.project, "node_modules", filepath.FromSlash(p.Name()))
+	in, err := guard.InputFor(p.Pack, link, p.Fixture)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Files) == 0 && (p.Runtime() == pack.OpenClaw || p.Runtime() == pack.Pi) {
+		where := "openclaw.extensions"
+		if p.Runtime() == pack.Pi {
+			where = "pi.extensions"
+		}
+		return nil, fmt.Errorf("package.json has no %s naming the built entry", where)
+	}
+	if l.Serve {
+		in.Serve = true
+		in.SecretEnv = l.secretEnv()
+		if p.Runtime() == pack.AgentOS {
+			in.Secrets = nil
+			for k, v := range p.Fixture.Secrets {
+				if in.Secrets == nil {
+					in.Secrets = map[string]string{}
+				}
+				in.Secrets[k] = v
+			}
+		}
+		if p.Runtime() == pack.PLAIOS {
+			l.Notes = append(l.Notes, configureFromEnv(in, p, l.getenv)...)
+		}
+	}
+	return json.Marshal(bridgeInput{HarnessInput: in, AllowNetwork: l.Serve && !l.Offline})
+}
+
+func (l *Loader) getenv(k string) string {
+	env := l.Env
+	if env == nil {
+		return os.Getenv(k)
+	}
+	v := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, k+"=") {
+			v = kv[len(k)+1:]
+		}
+	}
+	return v
+}
+
+// secretEnv maps every AgentOS secret id the manifest declares with an envVar, then the
+// --secret ones over them.
+func (l *Loader) secretEnv() map[string]string {
+	m := map[string]string{}
+	if a := l.Pack.Pack.AgentOS; a != nil {
+		for _, s := range append(append([]pack.AgentOSSecret{}, a.RequiredSecrets...), a.OptionalSecrets...) {
+			if s.ID != "" && s.EnvVar != "" {
+				m[s.ID] = s.EnvVar
+			}
+		}
+	}
+	for id, env := range l.SecretEnv {
+		m[id] = env
+	}
+	return m
+}
+
+// SecretEnvNames lists the environment variables the pack's declared secrets are read from:
+// the mapped ones, and the conventional names of the declared ids nothing maps.
+func (l *Loader) SecretEnvNames() []string {
+	m := l.secretEnv()
+	var ids []string
+	if a := l.Pack.Pack.AgentOS; a != nil {
+		for _, s := range append(append([]pack.AgentOSSecret{}, a.RequiredSecrets...), a.OptionalSecrets...) {
+			ids = append(ids, s.ID)
+		}
+		for _, c := range a.Config {
+			if c.Secret {
+				ids = append(ids, c.Key)
+			}
+		}
+	}
+	for id := range l.SecretEnv {
+		ids = append(ids, id)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if id == "" {
+			continue
+		}
+		env := m[id]
+		if env == "" {
+			env = ConventionalEnv(id)
+		}
+		if env != "" && !seen[env] {
+			seen[env] = true
+			out = append(out, env)
+		}
+	}
+	if p := l.Pack.Pack.PLAIOS; p != nil {
+		for _, in := range p.Ifaces {
+			for _, f := range in.Fields {
+				if pack.Scalar(f.Type) == "secret" {
+					if env := pack.Scalar(f.Env); env != "" && !seen[env] {
+						seen[env] = true
+						out = append(out, env)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ConventionalEnv is the environment variable an AgentOS secret id is read from when nothing
+// maps it: "serper.apiKey" → SERPER_API_KEY (the harness applies the same rule).
+func ConventionalEnv(id string) string {
+	var b strings.Builder
+	prevLowerOrDigit := false
+	pendingSep := false
+	for _, r := range id {
+		isUpper := r >= 'A' && r <= 'Z'
+		isLower := r >= 'a' && r <= 'z'
+		isDigit := r >= '0' && r <= '9'
+		if !isUpper && !isLower && !isDigit {
+			pendingSep = b.Len() > 0
+			prevLowerOrDigit = false
+			continue
+		}
+		if pendingSep || (isUpper && prevLowerOrDigit) {
+			b.WriteByte('_')
+			pendingSep = false
+		}
+		if isLower {
+			r -= 'a' - 'A'
+		}
+		b.WriteRune(r)
+		prevLowerOrDigit = isLower || isDigit
+	}
+	return b.String()
+}
+
+// Close removes the children's folder. Children still running are the caller's to stop.
+func (l *Loader) Close() {
+	if l != nil && l.sb != nil {
+		l.sb.Close()
+	}
+}
+
+// Child is one running bridge child.
+type Child struct {
+	cmd     *exec.Cmd
+	req     *os.File
+	out     *tailBuffer
+	mu      sync.Mutex
+	pending map[uint64]chan *Reply
+	next    uint64
+	dead    bool
+	reason  string
+	done    chan struct{}
+	loaded  chan *guard.HarnessResult
+	netMu   sync.Mutex
+	tried   []sandbox.Attempt
+	secret  func(string)
+}
+
+// Reply is what a tool call gave back.
+type Reply struct {
+	OK      bool            `json:"ok"`
+	Output  json.RawMessage `json:"output"`  // AgentOS output, PLAIOS data
+	Content json.RawMessage `json:"content"` // OpenClaw and Pi: the tool's {content, details}
+	Error   string          `json:"error"`
+	Micros  int64           `json:"micros"` // the tool's own time in the child
+}
+
+// ErrChildExited is returned (wrapped) by Call when the child ended before it answered.
+var ErrChildExited = errors.New("the tools' node process exited")
+
+// Start starts a child and waits until the pack has loaded in it. The result lists the
+// pack's tools; a pack that fails to load, or reaches for the network while loading, is a
+// *LoadError.
+func (l *Loader) Start(ctx context.Context) (*Child, *guard.HarnessResult, error) {
+	if l.input == nil {
+		in, err := l.harnessInput()
+		if err != nil {
+			return nil, nil, err
+		}
+		l.input = in
+	}
+	evR, evW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		evR.Close()
+		evW.Close()
+		return nil, nil, err
+	}
+	cmd, cleanup, err := l.sb.Command(sandbox.Spec{
+		Hooks:      true,
+		Args:       []string{serveFile},
+		Dir:        l.project,
+		Env:        l.Env,
+		Shims:      l.Pack.Runtime() == pack.OpenClaw,
+		Releasable: l.Serve && !l.Offline,
+	})
+	if err != nil {
+		evR.Close()
+		evW.Close()
+		reqR.Close()
+		reqW.Close()
+		return nil, nil, err
+	}
+	defer cleanup()
+	c := &Child{cmd: cmd, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log}, pending: map[uint64]chan *Reply{},
+		done: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret}
+	cmd.Stdin = nil
+	cmd.Stdout = c.out
+	cmd.Stderr = c.out
+	cmd.ExtraFiles = []*os.File{evW, reqR}
+	if err := cmd.Start(); err != nil {
+		evR.Close()
+		evW.Close()
+		reqR.Close()
+		reqW.Close()
+		return nil, nil, fmt.Errorf("start node: %w", err)
+	}
+	evW.Close()
+	reqR.Close()
+	go c.read(evR)
+	go func() {
+		_ = cmd.Wait()
+		sandbox.Kill(cmd) // whatever it left in its process group goes with it
+	}()
+	if _, err := reqW.Write(append(l.input, '\n')); err != nil {
+		c.Kill()
+		<-c.done
+		return nil, nil, &LoadError{Reason: "node exited before the pack loaded: " + lastLines(c.out.String())}
+	}
+	timer := time.NewTimer(l.Timeout)
+	defer timer.Stop()
+	var res *guard.HarnessResult
+	select {
+	case res = <-c.loaded:
+	case <-c.done:
+		select {
+		case res = <-c.loaded:
+		default:
+			return nil, nil, &LoadError{Reason: "node exited before the pack loaded: " + lastLines(c.out.String())}
+		}
+	case <-timer.C:
+		c.Kill()
+		return nil, nil, &LoadError{Reason: fmt.Sprintf("timed out after %s while loading the pack (a hanging import or constructor)", l.Timeout)}
+	case <-ctx.Done():
+		c.Kill()
+		return nil, nil, ctx.Err()
+	}
+	if tried := c.attempts(); len(tried) > 0 {
+		c.Kill()
+		return nil, nil, &LoadError{Reason: "reached for the network while loading or constructing: " + tried[0].String()}
+	}
+	if !res.OK {
+		c.Kill()
+		return nil, nil, &LoadError{Reason: res.Reason}
+	}
+	return c, res, nil
+}
+
+func (c *Child) attempts() []sandbox.Attempt {
+	c.netMu.Lock()
+	defer c.netMu.Unlock()
+	return append([]sandbox.Attempt(nil), c.tried...)
+}
+
+type event struct {
+	Type    string          `json:"type"`
+	ID      uint64          `json:"id"`
+	OK      bool            `json:"ok"`
+	Output  json.RawMessage `json:"output"`
+	Content json.RawMessage `json:"content"`
+	Error   string          `json:"error"`
+	Micros  int64           `json:"micros"`
+	What    string          `json:"what"`
+	Target  string          `json:"target"`
+	Env     string          `json:"env"`
+	Message string          `json:"message"`
+}
+
+// read turns the child's events into replies until the descriptor closes, then fails every
+// call still waiting.
+func (c *Child) read(r *os.File) {
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	crash := ""
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 1 {
+			var ev event
+			if json.Unmarshal(line, &ev) == nil {
+				switch ev.Type {
+				case "reply":
+					c.mu.Lock()
+					ch := c.pending[ev.ID]
+					delete(c.pending, ev.ID)
+					c.mu.Unlock()
+					if ch != nil {
+						ch <- &Reply{OK: ev.OK, Output: ev.Output, Content: ev.Content, Error: ev.Error, Micros: ev.Micros}
+					}
+				case "result":
+					var res guard.HarnessResult
+					if json.Unmarshal(line, &res) == nil {
+						c.loaded <- &res
+					}
+				case "network":
+					c.netMu.Lock()
+					c.tried = append(c.tried, sandbox.Attempt{What: ev.What, Target: ev.Target})
+					c.netMu.Unlock()
+				case "secret":
+					if c.secret != nil && ev.Env != "" {
+						c.secret(ev.Env)
+					}
+				case "crash":
+					crash = ev.Message
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	reason := "it printed nothing"
+	if crash != "" {
+		reason = "uncaught " + crash
+	} else if s := lastLines(c.out.String()); s != "" {
+		reason = s
+	}
+	c.mu.Lock()
+	c.dead = true
+	c.reason = reason
+	pending := c.pending
+	c.pending = map[uint64]chan *Reply{}
+	c.mu.Unlock()
+	for _, ch := range pending {
+		close(ch)
+	}
+	close(c.done)
+}
+
+// Alive reports whether the child still runs.
+func (c *Child) Alive() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.dead
+}
+
+// Call runs a tool with args (JSON) and waits for its reply. When ctx ends first the child is
+// told to abort the call's signal and ctx's error is returned.
+func (c *Child) Call(ctx context.Context, name string, args json.RawMessage) (*Reply, error) {
+	ch := make(chan *Reply, 1)
+	c.mu.Lock()
+	if c.dead {
+		reason := c.reason
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%w (%s)", ErrChildExited, reason)
+	}
+	c.next++
+	id := c.next
+	c.pending[id] = ch
+	msg, err := json.Marshal(struct {
+		Type string          `json:"type"`
+		ID   uint64          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	}{"call", id, name, args})
+	if err == nil {
+		_, err = c.req.Write(append(msg, '\n'))
+	}
+	c.mu.Unlock()
+	if err != nil {
+		c.forget(id)
+		return nil, fmt.Errorf("%w (the call could not be sent: %v)", ErrChildExited, err)
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			c.mu.Lock()
+			reason := c.reason
+			c.mu.Unlock()
+			return nil, fmt.Errorf("%w while the tool ran (%s)", ErrChildExited, reason)
+		}
+		return r, nil
+	case <-ctx.Done():
+		c.forget(id)
+		c.mu.Lock()
+		if !c.dead {
+			_, _ = fmt.Fprintf(c.req, `{"type":"cancel","id":%d}`+"\n", id)
+		}
+		c.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+func (c *Child) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// Kill stops the child and everything in its process group.
+func (c *Child) Kill() {
+	sandbox.Kill(c.cmd)
+	c.mu.Lock()
+	_ = c.req.Close()
+	c.mu.Unlock()
+}
+
+// Close ends the child: its request pipe closes, so it exits; it is killed when it has not
+// after a moment.
+func (c *Child) Close() {
+	c.mu.Lock()
+	_ = c.req.Close()
+	c.mu.Unlock()
+	select {
+	case <-c.done:
+	case <-time.After(2 * time.Second):
+	}
+	sandbox.Kill(c.cmd)
+	<-c.done
+}
+
+// Done is closed when the child has exited.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// tailBuffer keeps the last max bytes written, and copies them to log when set.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+	log io.Writer
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	if t.log != nil {
+		_, _ = t.log.Write(p)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// lastLines is the end of what a child printed, without stack frames, on one line.
+func lastLines(s string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "at ") && !strings.HasPrefix(l, "^") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 2 {
+		lines = lines[len(lines)-2:]
+	}
+	return strings.Join(lines, " ")
+}

@@ -1,0 +1,35 @@
+// Package bridge takes one pack to every runtime, as the OpenFunction guide does for one tool
+// registry: it loads a built pack's tools (an AgentOS pack's tool descriptors, a PLAIOS pack's
+// capabilities, an OpenClaw plugin's or a Pi extension's registered tools) with guard's own
+// loader, the sandbox harness, in a node child; serves them over MCP on stdio
+// (modelcontextprotocol/go-sdk), running each call in a long-lived node child after preparing
+// its arguments exactly as the AgentOS executor does (internal/schema: Ajv draft-07, type
+// coercion, defaults, formats); and writes what the other runtimes read: Hermes's
+// mcp_servers fragment (or merges it into a config.yaml, leaving the rest of the file as it
+// was), OpenClaw's openclaw.plugin.json (as `openclaw plugins build` would), and the
+// package.json fields of a Pi package (changing only those bytes).
+//
+// # The network
+//
+// A pack loads (import, factory, constructors, registration) with the network refused by the
+// sandbox hooks, as guard proves it can; a pack that reaches for it then fails to start. Its
+// tools then run with the network, since tools such as web search exist to use it: the hooks
+// lift their refusal once loading is over (sandbox.Spec.Releasable). Offline keeps it refused
+// while the tools run too, in a network namespace of their own when the machine allows one.
+//
+// # Secrets
+//
+// Secrets come from the environment only, never from a call's arguments: an AgentOS
+// getSecret(id) reads the variable `--secret id=ENV_VAR` names, else the manifest's envVar
+// for that id, else the id's conventional name (serper.apiKey → SERPER_API_KEY, the rule of
+// the AgentOS secret catalogue for all but a handful of its ids); a PLAIOS configuration value
+// comes from its field's env variable, then its default. A descriptor whose non-optional secret
+// is missing, or an interface whose required configuration is, is left out, as the hosts do.
+// Every secret value read is replaced by "[redacted]" in whatever goes back to the client.
+//
+// # Hand-written parts
+//
+// The ordered JSON writer (openclaw.plugin.json is written as JSON.stringify(v, null, 2)
+// writes it, keys in place) and the line diff of --check are small and written here; no
+// library reproduces JSON.stringify's layout.
+package bridge
