@@ -145,6 +145,10 @@ func openPack(dirFn func() (string, error), path string, force pack.Runtime) (*b
 	if err != nil {
 		return nil, exit.UsageErr(err)
 	}
+	if p.Runtime() == pack.None && bridge.EntryFile(p, "openclaw") != "" {
+		// An OpenClaw plugin whose manifest export openclaw has not written yet.
+		return bridge.Open(dir, pack.OpenClaw)
+	}
 	return p, nil
 }
 

@@ -236,6 +236,27 @@ func (l *Loader) SecretEnvNames() []string {
 	return out
 }
 
+// EnvNames lists every environment variable the pack's tools are configured from: the
+// secrets' (SecretEnvNames) and every PLAIOS configuration field's env.
+func (l *Loader) EnvNames() []string {
+	out := l.SecretEnvNames()
+	seen := map[string]bool{}
+	for _, e := range out {
+		seen[e] = true
+	}
+	if p := l.Pack.Pack.PLAIOS; p != nil {
+		for _, in := range p.Ifaces {
+			for _, f := range in.Fields {
+				if env := pack.Scalar(f.Env); env != "" && !seen[env] {
+					seen[env] = true
+					out = append(out, env)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // ConventionalEnv is the environment variable an AgentOS secret id is read from when nothing
 // maps it: "serper.apiKey" → SERPER_API_KEY (the harness applies the same rule).
 func ConventionalEnv(id string) string {
