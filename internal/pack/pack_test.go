@@ -1,0 +1,84 @@
+package pack
+
+import (
+	"testing"
+	"testing/fstest"
+
+	"github.com/plaios/plaios/internal/workspace"
+)
+
+func TestDetect(t *testing.T) {
+	fsys := fstest.MapFS{
+		"package.json":                               {Data: []byte(`{"name":"root","private":true,"workspaces":["packages/*","registry/curated/*/*"]}`)},
+		"packages/p/package.json":                    {Data: []byte(`{"name":"@plaios/p","version":"0.1.0"}`)},
+		"packages/p/agent-os.package.yaml":           {Data: []byte("schemaVersion: 1\n")},
+		"packages/o/package.json":                    {Data: []byte(`{"name":"o","version":"0.1.0"}`)},
+		"packages/o/openclaw.plugin.json":            {Data: []byte(`{id:"o"}`)},
+		"packages/pi/package.json":                   {Data: []byte(`{"name":"pi-x","version":"0.1.0","pi":{"extensions":["./a.js"]}}`)},
+		"packages/m/package.json":                    {Data: []byte(`{"name":"not-agentos","version":"0.1.0"}`)},
+		"packages/m/manifest.json":                   {Data: []byte(`{}`)},
+		"registry/curated/tools/x/package.json":      {Data: []byte(`{"name":"@framers/agentos-ext-x","version":"1.0.0"}`)},
+		"registry/curated/tools/x/manifest.json":     {Data: []byte(`{"name":"x","version":"1.0.0","extensionId":"x","kind":"tool","entryPoint":"./dist/index.js"}`)},
+		"registry/curated/tools/plain/package.json":  {Data: []byte(`{"name":"plain","version":"1.0.0"}`)},
+		"registry/curated/tools/plain/manifest.json": {Data: []byte(`{"id":"a","name":"a","version":"1.0.0","extensions":[]}`)},
+	}
+	ws, err := workspace.Discover(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Runtime{"packages/p": PLAIOS, "packages/o": OpenClaw, "packages/pi": Pi, "packages/m": None,
+		"registry/curated/tools/x": AgentOS, "registry/curated/tools/plain": AgentOS, ".": None}
+	for _, p := range LoadAll(ws, None) {
+		if got := p.Runtime; got != want[p.Dir] {
+			t.Errorf("%s: runtime %q, want %q", p.Dir, got, want[p.Dir])
+		}
+		if p.Dir == "registry/curated/tools/x" && (!p.AgentOS.Flat || p.AgentOS.Extensions[0].ID != "x") {
+			t.Errorf("flat provider form not read: %+v", p.AgentOS)
+		}
+	}
+	if got := Detect(ws, ws.Package("packages/m"), Pi); got != Pi {
+		t.Errorf("a forced runtime must win, got %q", got)
+	}
+}
+
+func TestParsePLAIOSTypesAndDuplicates(t *testing.T) {
+	fsys := fstest.MapFS{"m.yaml": {Data: []byte(`schemaVersion: 1
+id: w
+version: 1.0
+interfaces:
+  - id: w.action
+    kind: action
+    className: C
+    entry: ./x
+    web: { entry: ./web/y }
+    startup: { when: manual }
+    config:
+      - key: k
+        type: number
+        default: 10
+  - id: w.input
+    kind: input
+    kind: output
+`)}}
+	m := ParsePLAIOS(fsys, "m.yaml")
+	if m.Err != nil {
+		t.Fatal(m.Err)
+	}
+	if YAMLType(m.SchemaVersion) != "integer" || YAMLType(m.Version) != "float" {
+		t.Errorf("types: schemaVersion %s, version %s", YAMLType(m.SchemaVersion), YAMLType(m.Version))
+	}
+	if len(m.Duplicates) != 1 || m.Duplicates[0].Value != "kind" || m.Duplicates[0].Line != 17 {
+		t.Errorf("duplicates = %+v", m.Duplicates)
+	}
+	a := m.Ifaces[0]
+	if a.EntryPath() != "./x" || a.WebEntryPath() != "./web/y" || Scalar(a.When) != "manual" || YAMLType(a.Fields[0].Default) != "integer" {
+		t.Errorf("interface = %+v", a)
+	}
+	if m.Ifaces[1].WebEntryPath() != "./web/output" || m.Ifaces[1].EntryPath() != "." {
+		t.Errorf("defaults: %s %s", m.Ifaces[1].WebEntryPath(), m.Ifaces[1].EntryPath())
+	}
+	bad := ParsePLAIOS(fstest.MapFS{"m.yaml": {Data: []byte("a: [1\n")}}, "m.yaml")
+	if ye, ok := bad.Err.(*YAMLSyntaxError); !ok || ye.Line == 0 {
+		t.Errorf("syntax error = %#v", bad.Err)
+	}
+}

@@ -1,0 +1,120 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func dirs(ws *Workspace) string {
+	var d []string
+	for _, p := range ws.Packages {
+		d = append(d, p.Dir)
+	}
+	return strings.Join(d, " ")
+}
+
+func TestDiscoverPnpm(t *testing.T) {
+	fsys := fstest.MapFS{
+		"pnpm-workspace.yaml":                         {Data: []byte("packages:\n  - \".\"\n  - \"registry/curated/*\"\n  - \"registry/curated/*/*\"\n  - \"templates/*\"\n  - \"!templates/old\"\n")},
+		"package.json":                                {Data: []byte(`{"name":"root","version":"1.0.0"}`)},
+		"registry/curated/auth/package.json":          {Data: []byte(`{"name":"auth","version":"1.0.0"}`)},
+		"registry/curated/tools/zip/package.json":     {Data: []byte(`{"name":"zip","version":"1.0.0","private":true}`)},
+		"registry/curated/tools/README.md":            {Data: []byte("not a package")},
+		"templates/basic/package.json":                {Data: []byte(`{"name":"basic","version":"1.0.0"}`)},
+		"templates/old/package.json":                  {Data: []byte(`{"name":"old","version":"1.0.0"}`)},
+		"templates/basic/node_modules/x/package.json": {Data: []byte(`{"name":"x"}`)},
+		"scripts/package-roles.json":                  {Data: []byte(`{"roles":{".":"root","registry/curated/auth":"library","./registry/curated/tools/zip":"pack"},"libraryExports":{"registry/curated/auth":["a","b"]},"fixtures":{"registry/curated/auth":{"secrets":{"k":"v"},"options":{"n":1},"installScripts":["bcrypt"]}}}`)},
+	}
+	ws, err := Discover(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Source != "pnpm" || ws.PackManager != "pnpm" {
+		t.Errorf("source %s, pack manager %s", ws.Source, ws.PackManager)
+	}
+	if got := dirs(ws); got != ". registry/curated/auth registry/curated/tools/zip templates/basic" {
+		t.Errorf("packages = %s", got)
+	}
+	auth := ws.Package("registry/curated/auth")
+	if auth.Role != RoleLibrary || strings.Join(ws.Roles.LibraryExports[auth.Dir], ",") != "a,b" {
+		t.Errorf("auth = %+v", auth)
+	}
+	fx := ws.Roles.Fixtures[auth.Dir]
+	if fx.Secrets["k"] != "v" || fx.Options["n"].(float64) != 1 || fx.InstallScripts[0] != "bcrypt" {
+		t.Errorf("fixture = %+v", fx)
+	}
+	if ws.Package("registry/curated/tools/zip").Role != RolePack {
+		t.Error("a ./-prefixed role key must be cleaned")
+	}
+	if ws.Publishable(ws.Package("registry/curated/tools/zip")) || ws.Publishable(ws.Package("templates/basic")) || !ws.Publishable(auth) {
+		t.Error("publishable: private packages and packages without a role are not")
+	}
+}
+
+func TestDiscoverNpmAndSingle(t *testing.T) {
+	ws, err := Discover(fstest.MapFS{
+		"package.json":              {Data: []byte(`{"name":"r","private":true,"workspaces":{"packages":["packages/**"]}}`)},
+		"packages/a/package.json":   {Data: []byte(`{"name":"a"}`)},
+		"packages/x/b/package.json": {Data: []byte(`{"name":"b"}`)},
+	})
+	if err != nil || ws.Source != "npm" || dirs(ws) != "packages/a packages/x/b" {
+		t.Fatalf("npm workspaces: %v %+v", err, ws)
+	}
+	ws, err = Discover(fstest.MapFS{"package.json": {Data: []byte(`{"name":"solo","version":"1.0.0"}`)}})
+	if err != nil || ws.Source != "single" || dirs(ws) != "." || !ws.Publishable(ws.Packages[0]) {
+		t.Fatalf("single: %v %+v", err, ws)
+	}
+	if _, err := Discover(fstest.MapFS{"README.md": {Data: []byte("x")}}); err == nil {
+		t.Fatal("a folder without package.json must be refused")
+	}
+	ws, _ = Discover(fstest.MapFS{"package.json": {Data: []byte(`{"name": }`)}})
+	if ws.Packages[0].JSON.Err == nil {
+		t.Fatal("a broken package.json is kept with its error")
+	}
+	ws, _ = Discover(fstest.MapFS{"pnpm-workspace.yaml": {Data: []byte("packages: [\n")}, "package.json": {Data: []byte(`{}`)}})
+	if len(ws.Problems) != 1 || ws.Problems[0].Line == 0 {
+		t.Fatalf("a broken pnpm-workspace.yaml is a problem with a line: %+v", ws.Problems)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for _, c := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"packages/*", "packages/a", true},
+		{"packages/*", "packages/a/b", false},
+		{"packages/**", "packages/a/b", true},
+		{"{apps,libs}/*", "libs/x", true},
+		{"registry/curated/*/*", "registry/curated/auth", false},
+		{"p/[ab]*", "p/bx", true},
+	} {
+		if got := Match(c.glob, c.name); got != c.want {
+			t.Errorf("Match(%q, %q) = %v", c.glob, c.name, got)
+		}
+	}
+}
+
+func TestFindRoot(t *testing.T) {
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"package.json":            `{"private":true,"workspaces":["packages/*"]}`,
+		"packages/a/package.json": `{"name":"a"}`,
+	} {
+		p := filepath.Join(root, name)
+		_ = mkdirWrite(p, content)
+	}
+	if got := FindRoot(filepath.Join(root, "packages", "a")); got != root {
+		t.Errorf("FindRoot = %s, want %s", got, root)
+	}
+}
+
+func mkdirWrite(p, content string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(content), 0o644)
+}
