@@ -82,3 +82,19 @@ interfaces:
 		t.Errorf("syntax error = %#v", bad.Err)
 	}
 }
+
+func TestYAMLTypeIsYAML12Core(t *testing.T) {
+	for src, want := range map[string]string{
+		"1": "integer", "+1": "integer", "0o17": "integer", "0x1F": "integer", "010": "integer",
+		"1.0": "float", ".5": "float", "1e3": "float", "1.": "float", "-.inf": "float", ".NaN": "float",
+		"1_000": "string", "0b101": "string", "2001-12-14": "string", "0.1.0": "string", "yes": "string", "on": "string",
+		"true": "boolean", "FALSE": "boolean", "~": "null", "Null": "null", "\"1.0\"": "string", "'true'": "string",
+		"!!str 1": "string", "!!int 7": "integer",
+	} {
+		fsys := fstest.MapFS{"m.yaml": {Data: []byte("version: " + src + "\n")}}
+		m := ParsePLAIOS(fsys, "m.yaml")
+		if got := YAMLType(m.Version); got != want {
+			t.Errorf("version: %s reads as %s, want %s", src, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package pack
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -295,8 +296,10 @@ func YAMLError(err error) error {
 	return &YAMLSyntaxError{Line: line, Msg: msg}
 }
 
-// YAMLType names the YAML 1.2 core-schema type of a scalar as the host's parser reads it:
-// "string", "integer", "float", "boolean" or "null".
+// YAMLType names the type of a scalar as the YAML 1.2 core schema reads it (the schema of the
+// `yaml` package the host parses its manifest with): "string", "integer", "float", "boolean" or
+// "null". yaml.v3 keeps a few YAML 1.1 readings (`1_000` and `0b101` as integers, dates as
+// timestamps), so plain scalars are resolved here with the core schema's own patterns.
 func YAMLType(n *yaml.Node) string {
 	if n == nil {
 		return "null"
@@ -306,16 +309,42 @@ func YAMLType(n *yaml.Node) string {
 		return "mapping"
 	case yaml.SequenceNode:
 		return "sequence"
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			return YAMLType(n.Alias)
+		}
 	}
-	switch n.ShortTag() {
-	case "!!int":
-		return "integer"
-	case "!!float":
-		return "float"
-	case "!!bool":
-		return "boolean"
-	case "!!null":
+	if n.Style&(yaml.TaggedStyle) != 0 || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		switch n.ShortTag() {
+		case "!!int":
+			return "integer"
+		case "!!float":
+			return "float"
+		case "!!bool":
+			return "boolean"
+		case "!!null":
+			return "null"
+		}
+		return "string"
+	}
+	v := n.Value
+	switch {
+	case coreNull.MatchString(v):
 		return "null"
+	case coreBool.MatchString(v):
+		return "boolean"
+	case coreInt.MatchString(v):
+		return "integer"
+	case coreFloat.MatchString(v):
+		return "float"
 	}
 	return "string"
 }
+
+// The YAML 1.2 core schema's tag resolution (yaml.org/spec/1.2.2, 10.3.2).
+var (
+	coreNull  = regexp.MustCompile(`^(?:null|Null|NULL|~|)$`)
+	coreBool  = regexp.MustCompile(`^(?:true|True|TRUE|false|False|FALSE)$`)
+	coreInt   = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
+	coreFloat = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+)
