@@ -39,6 +39,9 @@ type Server struct {
 
 type serverTool struct {
 	Tool
+	// The parsed schemas stay referenced: the registry knows a compiled schema by the
+	// identity of the value it was given, as Ajv does.
+	docs      []*jsonpos.Value
 	in        *schema.Schema
 	inErr     error
 	out       *schema.Schema
@@ -102,6 +105,7 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		}
 		if len(t.InputSchema) > 0 {
 			if v, perr := jsonpos.Parse(t.InputSchema); perr == nil {
+				st.docs = append(st.docs, v)
 				st.in, st.inErr = reg.Compile(v)
 			}
 			if st.inErr != nil {
@@ -111,6 +115,7 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		var outSchema any
 		if len(t.OutputSchema) > 0 {
 			if v, perr := jsonpos.Parse(t.OutputSchema); perr == nil {
+				st.docs = append(st.docs, v)
 				st.out, st.outErr = reg.Compile(v)
 				if st.outErr == nil && v.Kind == jsonpos.Object && v.Get("type").Text() == "object" {
 					st.structure = true
