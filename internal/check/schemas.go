@@ -57,6 +57,18 @@ func runFileSchemas(p *Pass) {
 					}
 				}
 			}
+			// `configuration` is an object schema of the pack's settings ("secret" is the
+			// manifest's own mark on a property, not a schema keyword).
+			if cfg := m.Value.Get("configuration"); cfg != nil && cfg.Kind == jsonpos.Object && cfg.Get("properties") != nil {
+				var keep []schema.Finding
+				for _, f := range schema.CheckFile(cfg, schema.Options{Reader: "the AgentOS host"}) {
+					if f.Rule == schema.RuleKeywordUnknown && strings.HasSuffix(f.Pointer, "/secret") {
+						continue
+					}
+					keep = append(keep, f)
+				}
+				p.schemaFindings(m.File, "configuration", keep)
+			}
 		}
 	}
 }
