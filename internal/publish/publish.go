@@ -230,7 +230,7 @@ func (r *Result) Err() error {
 		env = env || o.env
 	}
 	noun := "release"
-	if len(failed) != 1 {
+	if len(r.Releases) != 1 {
 		noun = "releases"
 	}
 	msg := fmt.Sprintf("%d of %d %s failed; fix what each reason says and run plaios publish again: it finishes what is missing and repeats nothing", len(failed), len(r.Releases), noun)
