@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha1"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
@@ -21,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plaios/plaios/internal/npm/registry/registrytest"
 )
 
 // MirroredPackage is one real npm package version a lockfile names.
@@ -268,53 +269,6 @@ func publishTarball(ctx context.Context, client *http.Client, registryURL, token
 	if err != nil {
 		return fmt.Errorf("%s@%s: %v", p.Name, p.Version, err)
 	}
-	reg := strings.TrimRight(registryURL, "/") + "/"
-	s1 := sha1.Sum(tgz)
-	short := p.Name[strings.LastIndexByte(p.Name, '/')+1:]
-	file := short + "-" + p.Version + ".tgz"
-	manifest["_id"] = p.Name + "@" + p.Version
-	manifest["dist"] = map[string]any{
-		"integrity": p.Integrity,
-		"shasum":    hex.EncodeToString(s1[:]),
-		"tarball":   reg + p.Name + "/-/" + file,
-	}
-	doc := map[string]any{
-		"_id":       p.Name,
-		"name":      p.Name,
-		"dist-tags": map[string]string{"latest": p.Version},
-		"versions":  map[string]any{p.Version: manifest},
-		"access":    "public",
-		"_attachments": map[string]any{file: map[string]any{
-			"content_type": "application/octet-stream",
-			"data":         base64.StdEncoding.EncodeToString(tgz),
-			"length":       len(tgz),
-		}},
-	}
-	body, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	name := p.Name
-	if strings.HasPrefix(name, "@") {
-		name = strings.Replace(name, "/", "%2f", 1)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, reg+name, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("npm-command", "publish")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("publish %s@%s: %w", p.Name, p.Version, err)
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("publish %s@%s: HTTP %d: %s", p.Name, p.Version, resp.StatusCode, bytes.TrimSpace(msg))
-	}
-	return nil
+	manifest["name"], manifest["version"] = p.Name, p.Version
+	return registrytest.PublishTarball(ctx, client, registryURL, token, tgz, manifest)
 }

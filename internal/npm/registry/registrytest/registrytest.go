@@ -66,41 +66,60 @@ func Tarball(name, version string, files map[string]string) ([]byte, []byte, err
 // Publish publishes name@version to the registry at registryURL, as `npm publish` does: a PUT
 // of the package document with one version and its tarball attached. token may be "".
 func Publish(ctx context.Context, client *http.Client, registryURL, token, name, version string, files map[string]string) error {
-	if client == nil {
-		client = &http.Client{Timeout: 60 * time.Second}
-	}
-	reg := strings.TrimRight(registryURL, "/") + "/"
 	tgz, _, err := Tarball(name, version, files)
 	if err != nil {
 		return err
 	}
+	manifest := map[string]any{
+		"name":        name,
+		"version":     version,
+		"description": "test package " + name,
+		"license":     "MIT",
+	}
+	return PublishTarball(ctx, client, registryURL, token, tgz, manifest)
+}
+
+// PublishTarball publishes a tarball with its version document (the package's package.json),
+// as `npm publish <tarball>` does: a PUT of the package document holding that one version,
+// its dist (sha512 integrity, sha1 shasum, tarball URL) and the tarball attached.
+func PublishTarball(ctx context.Context, client *http.Client, registryURL, token string, tgz []byte, manifest map[string]any) error {
+	if client == nil {
+		client = &http.Client{Timeout: 60 * time.Second}
+	}
+	name, _ := manifest["name"].(string)
+	version, _ := manifest["version"].(string)
+	if name == "" || version == "" {
+		return fmt.Errorf("publish: the package document needs a name and a version")
+	}
+	reg := strings.TrimRight(registryURL, "/") + "/"
 	s512 := sha512.Sum512(tgz)
 	s1 := sha1.Sum(tgz)
-	tbName := name + "-" + version + ".tgz"
 	short := name[strings.LastIndexByte(name, '/')+1:]
+	file := short + "-" + version + ".tgz"
+	v := make(map[string]any, len(manifest)+2)
+	for k, val := range manifest {
+		v[k] = val
+	}
+	v["_id"] = name + "@" + version
+	v["dist"] = map[string]any{
+		"integrity": "sha512-" + base64.StdEncoding.EncodeToString(s512[:]),
+		"shasum":    hex.EncodeToString(s1[:]),
+		"tarball":   reg + name + "/-/" + file,
+	}
 	doc := map[string]any{
-		"_id":         name,
-		"name":        name,
-		"description": "test package " + name,
-		"dist-tags":   map[string]string{"latest": version},
-		"versions": map[string]any{version: map[string]any{
-			"name":        name,
-			"version":     version,
-			"description": "test package " + name,
-			"license":     "MIT",
-			"_id":         name + "@" + version,
-			"dist": map[string]any{
-				"integrity": "sha512-" + base64.StdEncoding.EncodeToString(s512[:]),
-				"shasum":    hex.EncodeToString(s1[:]),
-				"tarball":   reg + name + "/-/" + short + "-" + version + ".tgz",
-			},
-		}},
-		"access": "public",
-		"_attachments": map[string]any{tbName: map[string]any{
+		"_id":       name,
+		"name":      name,
+		"dist-tags": map[string]string{"latest": version},
+		"versions":  map[string]any{version: v},
+		"access":    "public",
+		"_attachments": map[string]any{file: map[string]any{
 			"content_type": "application/octet-stream",
 			"data":         base64.StdEncoding.EncodeToString(tgz),
 			"length":       len(tgz),
 		}},
+	}
+	if d, ok := manifest["description"]; ok {
+		doc["description"] = d
 	}
 	body, err := json.Marshal(doc)
 	if err != nil {

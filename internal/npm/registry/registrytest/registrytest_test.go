@@ -1,4 +1,4 @@
-package registrytest
+package registrytest_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/plaios/plaios/internal/npm/npmrc"
 	"github.com/plaios/plaios/internal/npm/registry"
+	"github.com/plaios/plaios/internal/npm/registry/registrytest"
 	"github.com/plaios/plaios/internal/testenv"
 )
 
@@ -18,7 +19,7 @@ func TestPublishToVerdaccio(t *testing.T) {
 	}
 	reg := testenv.Verdaccio(t)
 	ctx := context.Background()
-	err := PublishAll(ctx, reg.URL, "dummy-test-token", []Release{
+	err := registrytest.PublishAll(ctx, reg.URL, "dummy-test-token", []registrytest.Release{
 		{Name: "@bench/a", Versions: []string{"0.1.0", "0.2.0", "1.0.0-beta.1"}},
 		{Name: "plain-b", Versions: []string{"1.0.0"}},
 	}, 2)
