@@ -122,12 +122,16 @@ func PiPackage(p *Pack, entry string) (*PiResult, error) {
 	// peerDependencies
 	peers := root.Get("peerDependencies")
 	switch {
-	case peers == nil:
+	case peers == nil || (peers.Kind == jsonpos.Object && len(peers.Members) == 0):
 		o := newObject()
 		for _, name := range pack.PiCorePackages {
 			o.set(name, "*")
 		}
-		e.addMember(root, "peerDependencies", o)
+		if peers == nil {
+			e.addMember(root, "peerDependencies", o)
+		} else {
+			e.replace(peers, o)
+		}
 		r.Changes = append(r.Changes, "peerDependencies: the Pi core packages with \"*\"")
 	case peers.Kind != jsonpos.Object:
 		return nil, fmt.Errorf(`package.json's "peerDependencies" is not an object`)

@@ -22,6 +22,7 @@ func TestServeWithTheTypeScriptClient(t *testing.T) {
 		{"op": "call", "name": "fail", "args": map[string]any{}},
 		{"op": "call", "name": "throws", "args": map[string]any{}},
 		{"op": "call", "name": "slow", "args": map[string]any{}, "abortAfterMs": 300},
+		{"op": "wait", "ms": 200}, // the cancellation reaches the tool while the client goes on
 		{"op": "call", "name": "whoami", "args": map[string]any{}},
 		{"op": "call", "name": "weather.lookup", "args": map[string]any{"city": "Treviso"}},
 		{"op": "request", "method": "tools/call", "params": map[string]any{"name": "no_such_tool", "arguments": map[string]any{}}},
@@ -101,7 +102,7 @@ func TestServeWithTheTypeScriptClient(t *testing.T) {
 	if s := rep.Steps[5]; s.OK || s.Error == nil || s.MS > 5000 {
 		t.Errorf("a cancelled call: %+v", s)
 	}
-	r = step(6)
+	r = step(7)
 	if r.IsError || r.StructuredContent != nil || !strings.Contains(r.text(), `"aborted":1`) {
 		t.Errorf("the slow tool did not see the abort: %+v", r)
 	}
@@ -109,28 +110,28 @@ func TestServeWithTheTypeScriptClient(t *testing.T) {
 	if strings.Contains(r.text(), token) || !strings.Contains(r.text(), `"token":"[redacted]"`) {
 		t.Errorf("the secret is not redacted: %s", r.text())
 	}
-	if r = step(7); r.IsError || r.text() != "sunny in Treviso" {
+	if r = step(8); r.IsError || r.text() != "sunny in Treviso" {
 		t.Errorf("a string output: %+v", r)
 	}
 	// Protocol errors: an unknown tool, arguments that are not an object, a line that is not
 	// JSON (the session goes on), an unknown method.
-	if s := rep.Steps[8]; s.OK || !strings.Contains(s.Error.Message, "no_such_tool") {
+	if s := rep.Steps[9]; s.OK || !strings.Contains(s.Error.Message, "no_such_tool") {
 		t.Errorf("an unknown tool: %+v", s)
 	}
-	if r = step(9); !r.IsError || r.text() != "Invalid arguments for tool 'echo'. Validation failed against input schema: must be object" {
+	if r = step(10); !r.IsError || r.text() != "Invalid arguments for tool 'echo'. Validation failed against input schema: must be object" {
 		t.Errorf("arguments that are an array: %+v", r)
 	}
-	if s := rep.Steps[11]; s.OK || s.Error == nil || fmt.Sprint(s.Error.Code) != "-32601" {
+	if s := rep.Steps[12]; s.OK || s.Error == nil || fmt.Sprint(s.Error.Code) != "-32601" {
 		t.Errorf("an unknown method: %+v", s.Error)
 	}
 	// A crash fails the call in flight; the next call runs in a new child.
-	if r = step(12); !r.IsError || !strings.Contains(r.text(), "the fixture crashed on purpose") || !strings.Contains(r.text(), "starts the pack again") {
+	if r = step(13); !r.IsError || !strings.Contains(r.text(), "the fixture crashed on purpose") || !strings.Contains(r.text(), "starts the pack again") {
 		t.Errorf("a crash: %+v", r)
 	}
-	if r = step(13); r.IsError || r.StructuredContent["text"] != "after the crash" || r.StructuredContent["calls"] != 1.0 {
+	if r = step(14); r.IsError || r.StructuredContent["text"] != "after the crash" || r.StructuredContent["calls"] != 1.0 {
 		t.Errorf("after the crash: %+v", r)
 	}
-	if s := rep.Steps[14]; !s.OK {
+	if s := rep.Steps[15]; !s.OK {
 		t.Errorf("tools/list after everything: %+v", s)
 	}
 	if strings.Contains(rep.Stderr, token) {

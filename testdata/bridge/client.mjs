@@ -7,6 +7,7 @@
 //       {"op": "call", "name": "…", "args": {…}, "abortAfterMs": N, "repeat": N}
 //       {"op": "request", "method": "…", "params": {…}}      a raw request (protocol errors)
 //       {"op": "raw", "line": "…"}                            bytes written to the server's stdin
+//       {"op": "wait", "ms": N}
 // Each step's entry in the report: {ok, result | error: {name, code, message}, ms}. With
 // "repeat", the call runs N times in a row and the entry holds the round trips' times
 // (milliseconds) and the tool's own times from the result's _meta.
@@ -67,6 +68,10 @@ try {
           break;
         case 'request':
           entry.result = await client.request({ method: step.method, params: step.params }, step.method === 'tools/call' ? CallToolResultSchema : z.any());
+          break;
+        case 'wait':
+          await new Promise((resolve) => setTimeout(resolve, step.ms));
+          entry.result = 'waited';
           break;
         case 'raw':
           transport._process.stdin.write(step.line);

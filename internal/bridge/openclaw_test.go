@@ -1,0 +1,173 @@
+package bridge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// copyTree copies a fixture folder.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) {
+	t.Helper()
+	p, err := Open(dir, force)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoader(context.Background(), &Loader{Pack: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	res, err := Load(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, res
+}
+
+// TestOpenClawExportAgreesWithTheRealCLI: the manifest export writes for a defineToolPlugin
+// plugin is the one the real `openclaw plugins build` writes, byte for byte, and both the
+// real `build --check` and `validate` accept it; before the export, export and the real
+// CLI agree that the file is stale.
+func TestOpenClawExportAgreesWithTheRealCLI(t *testing.T) {
+	bin, env := testenv.OpenClaw(t)
+	dir := filepath.Join(t.TempDir(), "weather")
+	copyTree(t, fixtureDir(t, "openclaw-tool"), dir)
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(bin)), "openclaw"), filepath.Join(dir, "node_modules", "openclaw")); err != nil {
+		t.Fatal(err)
+	}
+	openclaw := func(args ...string) (string, error) {
+		return testenv.RunErr(dir, env, bin, append([]string{"plugins"}, args...)...)
+	}
+
+	p, res := loadFixture(t, dir, pack.None)
+	m, err := OpenClawManifest(p, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Drift || !m.Metadata || strings.Join(m.Tools, ",") != "weather_now,weather_soon" {
+		t.Fatalf("before the export: drift %v, metadata %v, tools %v", m.Drift, m.Metadata, m.Tools)
+	}
+	if out, err := openclaw("build", "--entry", "./dist/index.js", "--check"); err == nil || !strings.Contains(out, "out of date") {
+		t.Fatalf("the real build --check accepted the stale manifest:\n%s", out)
+	}
+	diff := m.Diff()
+	for _, want := range []string{"-  \"version\": \"1.0.0\",", "+  \"version\": \"2.1.0\",", "-      \"weather_old\"", "+      \"weather_soon\""} {
+		if !strings.Contains(diff, want) {
+			t.Errorf("the diff lacks %q:\n%s", want, diff)
+		}
+	}
+	if err := WriteFileAtomic(m.File, m.New); err != nil {
+		t.Fatal(err)
+	}
+
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i, args := range [][]string{{"build", "--entry", "./dist/index.js", "--check"}, {"validate", "--entry", "./dist/index.js"}} {
+		wg.Add(1)
+		go func(i int, args []string) {
+			defer wg.Done()
+			outs[i], errs[i] = openclaw(args...)
+		}(i, args)
+	}
+	wg.Wait()
+	if errs[0] != nil || !strings.Contains(outs[0], "Plugin metadata is up to date.") {
+		t.Errorf("openclaw plugins build --check: %v\n%s", errs[0], outs[0])
+	}
+	if errs[1] != nil || !strings.Contains(outs[1], "Plugin weather is valid.") {
+		t.Errorf("openclaw plugins validate: %v\n%s", errs[1], outs[1])
+	}
+	if out, err := openclaw("build", "--entry", "./dist/index.js"); err != nil {
+		t.Fatalf("openclaw plugins build: %v\n%s", err, out)
+	}
+	written, _ := os.ReadFile(m.File)
+	if string(written) != string(m.New) {
+		t.Errorf("openclaw plugins build writes\n%s\nexport wrote\n%s", written, m.New)
+	}
+	// Once written, export sees no drift.
+	p, res = loadFixture(t, dir, pack.None)
+	if m, err = OpenClawManifest(p, res); err != nil || m.Drift {
+		t.Errorf("after the export: drift %v (%v)", m != nil && m.Drift, err)
+	}
+}
+
+// TestOpenClawPluginEntry: a definePluginEntry plugin, whose tools are only known by
+// registering them, gets its manifest from the entry and its registrations.
+func TestOpenClawPluginEntry(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "echoes")
+	copyTree(t, fixtureDir(t, "openclaw-entry"), dir)
+	p, res := loadFixture(t, dir, pack.OpenClaw)
+	m, err := OpenClawManifest(p, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "id": "echoes",
+  "name": "Echoes",
+  "description": "Tools registered by hand.",
+  "version": "0.3.0",
+  "configSchema": {
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {}
+  },
+  "contracts": {
+    "tools": [
+      "echo_upper",
+      "echo_fail"
+    ]
+  },
+  "toolMetadata": {
+    "echo_fail": {
+      "optional": true
+    }
+  }
+}
+`
+	if string(m.New) != want || m.Metadata || !m.Drift || m.Old != nil {
+		t.Errorf("manifest:\n%s", m.New)
+	}
+}
+
+func TestStringifyAsJavaScript(t *testing.T) {
+	v, err := parseOrdered([]byte(`{"b":[],"a":{},"n":[1e21,1.5e-7,0.000001,-0,100,2.50],"s":"é\u2028\"<>&\u0001","z":[{"x":null,"y":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"b\": [],\n  \"a\": {},\n  \"n\": [\n    1e+21,\n    1.5e-7,\n    0.000001,\n    0,\n    100,\n    2.5\n  ],\n  \"s\": \"é\u2028\\\"<>&\\u0001\",\n  \"z\": [\n    {\n      \"x\": null,\n      \"y\": true\n    }\n  ]\n}\n"
+	if got := string(stringify(v)); got != want {
+		t.Errorf("stringify:\n%s\nwant:\n%s", got, want)
+	}
+}
