@@ -16,15 +16,15 @@ func TestPiPackage(t *testing.T) {
 		changes        int
 	}{
 		{
-			name: "nothing yet, four spaces",
-			in:   "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\"]\n}\n",
-			want: "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\", \"pi-package\"],\n    \"pi\": {\n        \"extensions\": [\n            \"./dist/index.js\"\n        ]\n    },\n    \"peerDependencies\": {\n        \"@earendil-works/pi-coding-agent\": \"*\",\n        \"@earendil-works/pi-ai\": \"*\",\n        \"@earendil-works/pi-agent-core\": \"*\",\n        \"@earendil-works/pi-tui\": \"*\",\n        \"typebox\": \"*\"\n    }\n}\n",
+			name:    "nothing yet, four spaces",
+			in:      "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\"]\n}\n",
+			want:    "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\", \"pi-package\"],\n    \"pi\": {\n        \"extensions\": [\n            \"./dist/index.js\"\n        ]\n    },\n    \"peerDependencies\": {\n        \"@earendil-works/pi-coding-agent\": \"*\",\n        \"@earendil-works/pi-ai\": \"*\",\n        \"@earendil-works/pi-agent-core\": \"*\",\n        \"@earendil-works/pi-tui\": \"*\",\n        \"typebox\": \"*\"\n    }\n}\n",
 			changes: 3,
 		},
 		{
-			name: "some peers, multi-line keywords, tabs, an existing pi field",
-			in:   "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"^1.0.0\",\n\t\t\"@earendil-works/pi-ai\": \"*\"\n\t}\n}\n",
-			want: "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\",\n\t\t\"pi-package\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"*\",\n\t\t\"@earendil-works/pi-ai\": \"*\",\n\t\t\"@earendil-works/pi-coding-agent\": \"*\",\n\t\t\"@earendil-works/pi-agent-core\": \"*\",\n\t\t\"@earendil-works/pi-tui\": \"*\"\n\t}\n}\n",
+			name:    "some peers, multi-line keywords, tabs, an existing pi field",
+			in:      "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"^1.0.0\",\n\t\t\"@earendil-works/pi-ai\": \"*\"\n\t}\n}\n",
+			want:    "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\",\n\t\t\"pi-package\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"*\",\n\t\t\"@earendil-works/pi-ai\": \"*\",\n\t\t\"@earendil-works/pi-coding-agent\": \"*\",\n\t\t\"@earendil-works/pi-agent-core\": \"*\",\n\t\t\"@earendil-works/pi-tui\": \"*\"\n\t}\n}\n",
 			changes: 5,
 		},
 		{
