@@ -1,0 +1,70 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plaios/plaios/internal/exit"
+)
+
+func TestMCPServeFlags(t *testing.T) {
+	cases := []struct {
+		args  []string
+		check func(*testing.T, *MCPServeOptions)
+	}{
+		{[]string{}, func(t *testing.T, o *MCPServeOptions) {
+			if o.Path != "." || o.Offline || o.List || o.Timeout != 60*time.Second || len(o.Secrets) != 0 {
+				t.Errorf("defaults: %+v", o)
+			}
+		}},
+		{[]string{"packs/weather", "--offline", "--list", "--timeout", "90s", "--secret", "serper.apiKey=SERPER_KEY", "--secret", "b=B_2"}, func(t *testing.T, o *MCPServeOptions) {
+			if o.Path != "packs/weather" || !o.Offline || !o.List || o.Timeout != 90*time.Second || strings.Join(o.Secrets, " ") != "serper.apiKey=SERPER_KEY b=B_2" {
+				t.Errorf("flags: %+v", o)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			f, _, _ := guardTestFactory(t)
+			var got *MCPServeOptions
+			cmd := NewCmdMCPServe(f, func(o *MCPServeOptions) error { got = o; return nil })
+			cmd.SetArgs(c.args)
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, got)
+		})
+	}
+}
+
+// TestMCPServeRefusals: usage mistakes exit 2 in one sentence, and a secret given by mistake
+// in place of a variable's name is never repeated.
+func TestMCPServeRefusals(t *testing.T) {
+	const leaked = "sk-live-0123456789abcdef"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--secret", "serper.apiKey=" + leaked}, "--secret serper.apiKey=…: after = give the name of the environment variable that holds the secret"},
+		{[]string{"--secret", "noequals"}, "--secret takes ID=ENV_VAR"},
+		{[]string{"--timeout", "0s"}, "--timeout 0s is not valid"},
+		{[]string{"a", "b"}, "accepts at most 1 arg"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			f, out, errOut := guardTestFactory(t)
+			cmd := NewCmdMCPServe(f, func(*MCPServeOptions) error { t.Fatal("ran"); return nil })
+			cmd.SetArgs(c.args)
+			cmd.SetOut(out)
+			cmd.SetErr(errOut)
+			err := cmd.Execute()
+			if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v (exit %d), want exit 2 with %q", err, exit.Code(err), c.want)
+			}
+			if strings.Contains(err.Error()+out.String()+errOut.String(), leaked) {
+				t.Errorf("the secret was repeated")
+			}
+		})
+	}
+}
