@@ -57,6 +57,8 @@ type Loader struct {
 	OnSecret func(env string)
 	// Notes are said by NewLoader: interfaces left out for missing configuration.
 	Notes []string
+	// Redact, when set, cleans what the children print before it reaches Log or a message.
+	Redact func(string) string
 
 	sb      *sandbox.Sandbox
 	project string
@@ -358,7 +360,7 @@ func (l *Loader) Start(ctx context.Context) (*Child, *guard.HarnessResult, error
 		return nil, nil, err
 	}
 	defer cleanup()
-	c := &Child{cmd: cmd, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log}, pending: map[uint64]chan *Reply{},
+	c := &Child{cmd: cmd, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log, redact: l.Redact}, pending: map[uint64]chan *Reply{},
 		done: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret}
 	cmd.Stdin = nil
 	cmd.Stdout = c.out
@@ -579,10 +581,11 @@ func (c *Child) Done() <-chan struct{} { return c.done }
 
 // tailBuffer keeps the last max bytes written, and copies them to log when set.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-	log io.Writer
+	mu     sync.Mutex
+	buf    []byte
+	max    int
+	log    io.Writer
+	redact func(string) string
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -593,7 +596,11 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
 	}
 	if t.log != nil {
-		_, _ = t.log.Write(p)
+		if t.redact != nil {
+			_, _ = io.WriteString(t.log, t.redact(string(p)))
+		} else {
+			_, _ = t.log.Write(p)
+		}
 	}
 	return len(p), nil
 }
@@ -601,6 +608,9 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.redact != nil {
+		return t.redact(string(t.buf))
+	}
 	return string(t.buf)
 }
 

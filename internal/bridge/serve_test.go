@@ -3,9 +3,12 @@ package bridge
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/plaios/plaios/internal/pack"
 )
 
 // TestServeWithTheTypeScriptClient drives `plaios mcp serve`'s server with the real MCP
@@ -137,4 +140,83 @@ func TestServeWithTheTypeScriptClient(t *testing.T) {
 	if strings.Contains(rep.Stderr, token) {
 		t.Errorf("the secret reached stderr")
 	}
+}
+
+// TestServeOtherRuntimes: an OpenClaw tool plugin, a Pi extension and a PLAIOS capability
+// through the same server and client: content passed through, an output schema checked on
+// OpenClaw's details, throwing and {success: false} as isError with the tool's message,
+// PLAIOS configuration from the environment with its secret redacted.
+func TestServeOtherRuntimes(t *testing.T) {
+	t.Run("openclaw", func(t *testing.T) {
+		rep := runClient(t, fixtureDir(t, "openclaw-tool"), nil, []map[string]any{
+			{"op": "call", "name": "weather_now", "args": map[string]any{"city": "Treviso"}},
+			{"op": "call", "name": "weather_soon", "args": map[string]any{"city": "Treviso", "days": "3"}},
+			{"op": "call", "name": "weather_now", "args": map[string]any{"city": 7, "extra": true}},
+		})
+		var r callResult
+		_ = json.Unmarshal(rep.Steps[0].Result, &r)
+		if r.IsError || r.text() != "sunny in Treviso for 1 day(s)" {
+			t.Errorf("weather_now: %+v", r)
+		}
+		r = callResult{}
+		_ = json.Unmarshal(rep.Steps[1].Result, &r)
+		if r.IsError || !reflect.DeepEqual(r.StructuredContent, map[string]any{"rain": true, "days": 3.0}) {
+			t.Errorf("weather_soon: %+v", r)
+		}
+		r = callResult{}
+		_ = json.Unmarshal(rep.Steps[2].Result, &r)
+		if !r.IsError || r.text() != "Invalid arguments for tool 'weather_now'. Validation failed against input schema: must NOT have additional properties" {
+			t.Errorf("extra argument: %+v", r)
+		}
+	})
+	t.Run("pi", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "pi")
+		copyTree(t, fixtureDir(t, "pi-ext"), dir)
+		p, err := Open(dir, pack.Pi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r0, err := PiPackage(p, PiEntry(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFileAtomic(r0.File, r0.New); err != nil {
+			t.Fatal(err)
+		}
+		rep := runClient(t, dir, nil, []map[string]any{
+			{"op": "call", "name": "pi_weather", "args": map[string]any{"city": "Oslo"}},
+			{"op": "call", "name": "pi_weather", "args": map[string]any{"city": "Atlantis", "hot": "true"}},
+		})
+		var r callResult
+		_ = json.Unmarshal(rep.Steps[0].Result, &r)
+		if r.IsError || r.text() != "mild in Oslo" {
+			t.Errorf("pi_weather: %+v", r)
+		}
+		r = callResult{}
+		_ = json.Unmarshal(rep.Steps[1].Result, &r)
+		if !r.IsError || r.text() != "no weather under the sea" {
+			t.Errorf("a Pi tool that throws: %+v", r)
+		}
+	})
+	t.Run("plaios", func(t *testing.T) {
+		const key = "words-key-5d2c91"
+		rep := runClient(t, fixtureDir(t, "plaios-cap"), map[string]string{"WORDS_API_KEY": key, "WORDS_LIMIT": "2"}, []map[string]any{
+			{"op": "list"},
+			{"op": "call", "name": "count_words", "args": map[string]any{"text": "one two three", "limit": nil}},
+			{"op": "call", "name": "count_words", "args": map[string]any{"text": "  ", "limit": "1"}},
+		})
+		var r callResult
+		_ = json.Unmarshal(rep.Steps[1].Result, &r)
+		if r.IsError || r.text() != `{"count":3,"first":["one","two"],"key":"[redacted]"}` {
+			t.Errorf("count_words: %+v", r)
+		}
+		r = callResult{}
+		_ = json.Unmarshal(rep.Steps[2].Result, &r)
+		if !r.IsError || r.text() != "the text is empty" {
+			t.Errorf("a failed capability: %+v", r)
+		}
+		if strings.Contains(string(rep.Steps[1].Result)+rep.Stderr, key) {
+			t.Errorf("the secret reached the client")
+		}
+	})
 }

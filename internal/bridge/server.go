@@ -73,11 +73,16 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	s := &Server{loader: l, rt: l.Pack.Runtime(), byName: map[string]*serverTool{}, redact: &redactor{}, getenv: getenv}
 	l.Serve = true
 	l.OnSecret = func(env string) { s.redact.add(getenv(env)) }
+	l.Redact = s.redact.text
 	for _, env := range l.SecretEnvNames() {
 		s.redact.add(getenv(env))
 	}
 	child, res, err := l.Start(ctx)
 	if err != nil {
+		var le *LoadError
+		if errors.As(err, &le) {
+			return nil, &LoadError{Reason: s.redact.text(le.Reason)}
+		}
 		return nil, err
 	}
 	s.notes = append(s.notes, l.Notes...)
