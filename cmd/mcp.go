@@ -60,8 +60,10 @@ func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Comman
 stdout: an AgentOS pack's tool descriptors, a PLAIOS pack's capabilities, an OpenClaw
 plugin's or a Pi extension's registered tools.
 
-The pack loads in a node child with the network refused, as plaios guard loads it; the same
-child then runs the calls, with the network (use --offline to keep it refused). Before a tool
+The pack loads in a node child with guard's loader and the network refused by plaios's hooks
+inside node (a pack that reaches for it while loading does not start; plaios guard proves the
+same in a network namespace). The same child then runs the calls with the network, since tools
+such as web search need it; --offline keeps it refused, in a network namespace. Before a tool
 runs, its arguments are checked against its input schema the way the AgentOS executor does
 it: types coerced, defaults filled in, formats checked; its output is checked against its
 output schema on the way back. A failing tool answers with isError and its own message; a
