@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/Masterminds/semver/v3"
 )
@@ -43,12 +44,20 @@ func (r *run) provenance() bool {
 
 // npmArgs are the arguments of the publish of one release.
 func (r *run) npmArgs(o *Outcome, registryURL string) []string {
-	args := []string{"publish", o.tarball, "--access", "public", "--registry", registryURL,
+	return NPMArgs(o.tarball, registryURL, o.Version, r.provenance())
+}
+
+// NPMArgs are the arguments of the `npm publish` plaios runs for a tarball of a version: JSON
+// output to read, npm's own retries off (plaios retries after reading the registry again),
+// no scripts (a tarball runs none anyway), provenance when asked, and the dist-tag of a
+// prerelease.
+func NPMArgs(tarball, registryURL, version string, provenance bool) []string {
+	args := []string{"publish", tarball, "--access", "public", "--registry", registryURL,
 		"--json", "--fetch-retries=0", "--ignore-scripts", "--foreground-scripts=false", "--dry-run=false"}
-	if r.provenance() {
+	if provenance {
 		args = append(args, "--provenance")
 	}
-	if tag := distTag(o.Version); tag != "" {
+	if tag := distTag(version); tag != "" {
 		args = append(args, "--tag", tag)
 	}
 	return args
@@ -87,7 +96,9 @@ func (r *run) npmPublish(o *Outcome, registryURL string) npmResult {
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	r.logf("npm %s", strings.Join(args, " "))
+	start := time.Now()
 	err := c.Run()
+	r.res.NPM += time.Since(start)
 	if s := strings.TrimSpace(stderr.String()); s != "" {
 		r.logf("%s", s)
 	}

@@ -189,6 +189,9 @@ type Result struct {
 	Repo     string // OWNER/NAME on GitHub
 	DryRun   bool
 	Releases []*Outcome
+
+	// NPM is the time spent in npm publish processes: the rest of a run's time is plaios's.
+	NPM time.Duration
 }
 
 // Counts returns how many releases were published, skipped (already on the registry) and
@@ -362,7 +365,7 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &run{opts: opts, ctx: ctx, red: NewRedactor(opts.Getenv), getenv: opts.Getenv, env: opts.Env, started: time.Now()}, nil
+	return &run{opts: opts, ctx: ctx, red: NewRedactor(opts.Getenv), getenv: opts.Getenv, env: opts.Env}, nil
 }
 
 func (r *run) close() {

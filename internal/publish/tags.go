@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/plaios/plaios/internal/exit"
@@ -13,7 +14,15 @@ import (
 
 // gitCmd runs git in the repository; the error holds git's stderr, redacted.
 func (r *run) gitCmd(args ...string) (string, error) {
+	return r.gitInput("", args...)
+}
+
+// gitInput runs git with stdin.
+func (r *run) gitInput(stdin string, args ...string) (string, error) {
 	c := exec.CommandContext(r.ctx, "git", args...)
+	if stdin != "" {
+		c.Stdin = strings.NewReader(stdin)
+	}
 	c.Dir = r.repo.Dir
 	c.Env = append(append([]string{}, r.env...), "GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "LC_ALL=C", "LANGUAGE=C", "GIT_PAGER=cat")
 	var stdout, stderr bytes.Buffer
@@ -171,7 +180,7 @@ func (r *run) checkTags() {
 
 // tagStep tags the releases that are on the registry and pushes the new tags in one push.
 func (r *run) tagStep() {
-	var push []*Outcome
+	var push, create []*Outcome
 	for _, o := range r.res.Releases {
 		if o.Failed() || (o.Registry != StatusPublished && o.Registry != StatusSkipped && o.Registry != StatusWouldPublish) {
 			continue
@@ -181,21 +190,13 @@ func (r *run) tagStep() {
 			r.emit(Event{Event: "tag", Name: o.Name, Version: o.Version, Tag: o.Tag, Status: StatusExists, Commit: r.res.Head})
 			continue
 		}
-		// A lightweight tag, created only where missing (update-ref with an empty old value
-		// refuses to move an existing ref).
 		if _, ok := r.local[o.Tag]; !ok && !r.opts.DryRun {
-			if _, err := r.gitCmd("update-ref", "-m", "plaios publish", "refs/tags/"+o.Tag, r.res.Head, ""); err != nil {
-				if exit.Code(err) == exit.Env {
-					r.fail(o, "tag", true, "%v", err)
-				} else {
-					r.fail(o, "tag", false, "git could not create the tag %s (%v)", o.Tag, err)
-				}
-				continue
-			}
-			r.local[o.Tag] = r.res.Head
+			create = append(create, o)
 		}
 		push = append(push, o)
 	}
+	r.createTags(create)
+	push = slices.DeleteFunc(push, (*Outcome).Failed)
 	if len(push) == 0 {
 		return
 	}
@@ -226,6 +227,36 @@ func (r *run) tagStep() {
 	}
 	r.emit(Event{Event: "push", Remote: r.opts.Remote, Tags: tags, Status: StatusPushed})
 	r.progress("tag", len(push), len(push), "")
+}
+
+// createTags creates lightweight local tags at the head, only where missing: one
+// `git update-ref --stdin` transaction whose "create" refuses an existing ref. When the
+// transaction fails, each tag is created alone, so that the failure lands on the right release.
+func (r *run) createTags(create []*Outcome) {
+	if len(create) == 0 {
+		return
+	}
+	var stdin strings.Builder
+	for _, o := range create {
+		fmt.Fprintf(&stdin, "create refs/tags/%s %s\n", o.Tag, r.res.Head)
+	}
+	if _, err := r.gitInput(stdin.String(), "update-ref", "-m", "plaios publish", "--stdin"); err == nil {
+		for _, o := range create {
+			r.local[o.Tag] = r.res.Head
+		}
+		return
+	}
+	for _, o := range create {
+		if _, err := r.gitCmd("update-ref", "-m", "plaios publish", "refs/tags/"+o.Tag, r.res.Head, ""); err != nil {
+			if exit.Code(err) == exit.Env {
+				r.fail(o, "tag", true, "%v", err)
+			} else {
+				r.fail(o, "tag", false, "git could not create the tag %s (%v)", o.Tag, err)
+			}
+			continue
+		}
+		r.local[o.Tag] = r.res.Head
+	}
 }
 
 // push pushes the tags in one atomic push, retrying transient failures after checking whether
