@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/publish"
 	"github.com/plaios/plaios/internal/publish/publishtest"
 	"github.com/plaios/plaios/internal/testenv"
 )
@@ -327,10 +328,14 @@ func TestPublishTextOutput(t *testing.T) {
 	gh := testenv.GitHub(t, "acme/packs")
 	f := publishtest.New(t, publishtest.Options{Scope: "text", Count: 2})
 	env := append(reg.NPMEnv(), "GITHUB_TOKEN="+gh.Token, "GITHUB_API_URL="+gh.URL)
+	event := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(`{"action":"closed","pull_request":{"title":"feat: new packs","body":"From the pull request.\r\n\r\n- one\r\n- two"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"publish", "--plan", "plan.json", "--packs", f.Packs, "--registry", reg.URL, "--github-repo", "acme/packs"}
 
 	gh.Inject(testenv.Fault{Method: "POST", Status: 422})
-	c := startPlaios(t, f.Dir, env, args...)
+	c := startPlaios(t, f.Dir, append(env, "GITHUB_EVENT_PATH="+event), args...)
 	if code := c.wait(t); code != exit.Fail {
 		t.Fatalf("exit %d, want 1:\n%s\n%s", code, c.stdout.String(), c.stderr.String())
 	}
@@ -339,6 +344,10 @@ func TestPublishTextOutput(t *testing.T) {
 	rels := gh.Releases("acme/packs")
 	if len(rels) != 1 {
 		t.Fatalf("%d releases", len(rels))
+	}
+	// The description comes from the pull_request event, not from the commit.
+	if body := deref(rels[0].Body); !strings.Contains(body, "## feat: new packs\n\nFrom the pull request.\n\n- one\n- two\n\n### Changed files\n") || strings.Contains(body, "Closes #42.") {
+		t.Errorf("notes: %q", body)
 	}
 	got := c.stdout.String()
 	wantLines := []string{
@@ -362,6 +371,37 @@ func TestPublishTextOutput(t *testing.T) {
 	rels = gh.Releases("acme/packs")
 	if len(rels) != 2 || !strings.Contains(c.stdout.String(), "released "+t1+": ") || !strings.HasSuffix(c.stdout.String(), "published 0, skipped 2, failed 0\n") {
 		t.Errorf("re-run: %d releases\n%s", len(rels), c.stdout.String())
+	}
+}
+
+func TestPublishRenderer(t *testing.T) {
+	var out, errOut bytes.Buffer
+	streams := &IOStreams{Out: &out, ErrOut: &errOut, ErrTTY: true}
+	r := &publishRenderer{io: streams, bar: streams.Progress()}
+	r.progress(publish.Progress{Step: "registry", Done: 1, Total: 5, Tag: "@a/b@1.0.0"})
+	r.event(publish.Event{Event: "registry", Status: publish.StatusPublished, Tag: "@a/b@1.0.0"})
+	r.event(publish.Event{Event: "warning", Message: "the registry does not list @a/b@1.0.0 yet"})
+	r.progress(publish.Progress{Step: "release", Done: 0, Total: 5, Tag: "@a/b@1.0.0"})
+	r.clear()
+	if out.String() != "published @a/b@1.0.0\n" {
+		t.Errorf("stdout %q", out.String())
+	}
+	want := "\r\033[Kpublish: publishing 1/5 @a/b@1.0.0\r\033[K" + "warning: the registry does not list @a/b@1.0.0 yet\n" +
+		"\r\033[Kpublish: writing GitHub releases 0/5 @a/b@1.0.0\r\033[K"
+	if errOut.String() != want {
+		t.Errorf("stderr %q\nwant   %q", errOut.String(), want)
+	}
+
+	// Quiet: only failures and the summary; not a terminal: no progress.
+	out.Reset()
+	errOut.Reset()
+	streams = &IOStreams{Out: &out, ErrOut: &errOut, Quiet: true, ErrTTY: true}
+	r = &publishRenderer{io: streams, bar: streams.Progress()}
+	r.progress(publish.Progress{Step: "registry", Done: 1, Total: 5})
+	r.event(publish.Event{Event: "registry", Status: publish.StatusPublished, Tag: "@a/b@1.0.0"})
+	r.summary(&publish.Result{})
+	if out.String() != "published 0, skipped 0, failed 0\n" || errOut.Len() != 0 {
+		t.Errorf("quiet: stdout %q, stderr %q", out.String(), errOut.String())
 	}
 }
 

@@ -323,6 +323,12 @@ func (r *run) releaseStep() {
 	for _, o := range todo {
 		tags = append(tags, o.Tag)
 	}
+	if r.stopped() {
+		for _, o := range todo {
+			r.fail(o, "release", false, reasonStopped)
+		}
+		return
+	}
 	existing := map[string]*github.RepositoryRelease{}
 	if r.gh != nil {
 		var err error

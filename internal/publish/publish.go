@@ -35,9 +35,11 @@
 //
 //   - Everything that can refuse the whole run is checked before anything is written: the
 //     plan (no refusals, its head checked out), every tarball against guard-report.json (file
-//     present, sha512 equal, its package.json naming the release), the remote, the GitHub
-//     repository and token (one cheap authenticated request), and the tags on the remote. A
-//     working tree changed by `release-plan --write` is expected: only HEAD must match.
+//     present, sha512 equal, its package.json naming the release), npm, the remote, the
+//     GitHub repository and token (one cheap authenticated request); the registry and the
+//     remote's tags are read then too, so a release whose tag exists at another commit fails
+//     before it is published. A working tree changed by `release-plan --write` is expected:
+//     only HEAD must match the plan's head.
 //   - A release that fails in the registry is not tagged or released; the releases after it
 //     that depend on it (dependencies, optional or peer dependencies in its tarball's
 //     package.json) are held back, the others go on. When the registry cannot be reached (or
@@ -158,12 +160,11 @@ type Outcome struct {
 	Reason string // the first failure, worded for a person; "" when nothing failed
 	env    bool   // the failure is the environment's (unreachable, credentials): exit 3
 
-	release  release.Release
-	tarball  string // absolute path
-	sha512   string // the guard's integrity
-	shasum   string
-	deps     []string
-	attempts bool // this run called npm publish for it
+	release release.Release
+	tarball string // absolute path
+	sha512  string // the guard's integrity
+	shasum  string
+	deps    []string
 }
 
 // Failed reports whether some step of the release failed.

@@ -3,6 +3,7 @@ package publish_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -299,6 +300,54 @@ func TestPublish(t *testing.T) {
 		res := run(t, options(f, reg, gh, &events{}))
 		counts(t, res, 1, 1, 0)
 		assertDone(t, f, reg, gh)
+	})
+
+	t.Run("someone else publishes meanwhile: cannot publish over counts once the integrity matches", func(t *testing.T) {
+		f := publishtest.New(t, publishtest.Options{Scope: "race", Count: 3})
+		gh := testenv.GitHub(t, repo)
+		opts := options(f, reg, gh, &events{})
+		// After the first release, another job publishes the second with the same tarball and
+		// the third with other content: plaios read the registry before either.
+		opts.AfterRegistry = func(i int) {
+			if i == 0 {
+				publishTarball(t, reg, f.Packages[1].Tarball)
+				reg.Publish(t, f.OtherContent(2))
+			}
+		}
+		res := run(t, opts)
+		counts(t, res, 1, 1, 1)
+		if o := res.Releases[1]; o.Registry != publish.StatusSkipped {
+			t.Errorf("%s: %s %q", o.Tag, o.Registry, o.Reason)
+		}
+		if o := res.Releases[2]; !strings.Contains(o.Reason, "the registry already has @race/pack-3@1.0.0 with other content") {
+			t.Errorf("%s: %q", o.Tag, o.Reason)
+		}
+		if tags := f.RemoteTags(); len(tags) != 2 || tags[f.Tags()[2]] != "" {
+			t.Errorf("tags %v", tags)
+		}
+	})
+
+	t.Run("an npm publish that failed but reached the registry is not repeated", func(t *testing.T) {
+		f := publishtest.New(t, publishtest.Options{Scope: "lost", Count: 2})
+		gh := testenv.GitHub(t, repo)
+		opts := options(f, reg, gh, &events{})
+		// npm publishes, then reports a timeout, once: the next try reads the registry first.
+		marker := filepath.Join(t.TempDir(), "failed-once")
+		npm := filepath.Join(t.TempDir(), "npm")
+		calls := filepath.Join(t.TempDir(), "calls")
+		script := "#!/bin/sh\necho call >> " + calls + "\nif [ ! -e " + marker + " ]; then\n  touch " + marker + "\n  " + testenv.LookPath(t, "npm") +
+			" \"$@\" >/dev/null 2>&1\n  echo '{\"error\":{\"code\":\"ETIMEDOUT\",\"summary\":\"network timeout at: " + reg.URL + "\"}}'\n  exit 1\nfi\nexec " +
+			testenv.LookPath(t, "npm") + " \"$@\"\n"
+		if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		opts.NPM = npm
+		res := run(t, opts)
+		counts(t, res, 2, 0, 0)
+		assertDone(t, f, reg, gh)
+		if data, err := os.ReadFile(calls); err != nil || strings.Count(string(data), "call") != 2 {
+			t.Errorf("npm ran %d times, want 2 (no second publish of the first release): %v", strings.Count(string(data), "call"), err)
+		}
 	})
 
 	t.Run("a tag at another commit is an error, found before publishing", func(t *testing.T) {

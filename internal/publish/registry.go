@@ -89,7 +89,6 @@ func (r *run) publishOne(o *Outcome) {
 				return
 			}
 		}
-		o.attempts = true
 		res := r.npmPublish(o, reg)
 		switch res.kind {
 		case npmOK:

@@ -185,6 +185,10 @@ func (r *run) tagStep() {
 		if o.Failed() || (o.Registry != StatusPublished && o.Registry != StatusSkipped && o.Registry != StatusWouldPublish) {
 			continue
 		}
+		if r.stopped() {
+			r.fail(o, "tag", false, reasonStopped)
+			continue
+		}
 		if r.remote[o.Tag] == r.res.Head {
 			o.Tagging = StatusExists
 			r.emit(Event{Event: "tag", Name: o.Name, Version: o.Version, Tag: o.Tag, Status: StatusExists, Commit: r.res.Head})
