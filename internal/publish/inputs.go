@@ -154,6 +154,11 @@ func (r *run) checkTarball(o *Outcome, file, integrity string) string {
 		Dependencies         map[string]string `json:"dependencies"`
 		OptionalDependencies map[string]string `json:"optionalDependencies"`
 		PeerDependencies     map[string]string `json:"peerDependencies"`
+		PublishConfig        struct {
+			Registry string `json:"registry"`
+			Access   string `json:"access"`
+			Tag      string `json:"tag"`
+		} `json:"publishConfig"`
 	}
 	data, ok := tb.Content["package.json"]
 	if !ok || json.Unmarshal(data, &pj) != nil {
@@ -162,6 +167,10 @@ func (r *run) checkTarball(o *Outcome, file, integrity string) string {
 	if pj.Name != o.Name || pj.Version != o.Version {
 		return fmt.Sprintf("the tarball for %s holds %s@%s; run plaios guard --plan %s --out %s again", o.Tag, pj.Name, pj.Version, r.opts.Plan, r.opts.Packs)
 	}
+	if pj.PublishConfig.Access == "restricted" {
+		return fmt.Sprintf("%s sets publishConfig.access \"restricted\" but plaios publishes with --access public; remove it, or publish that package another way", o.Tag)
+	}
+	o.configRegistry, o.configTag = pj.PublishConfig.Registry, pj.PublishConfig.Tag
 	for _, m := range []map[string]string{pj.Dependencies, pj.OptionalDependencies, pj.PeerDependencies} {
 		for name := range m {
 			o.deps = append(o.deps, name)

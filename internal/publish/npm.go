@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +45,14 @@ func (r *run) provenance() bool {
 
 // npmArgs are the arguments of the publish of one release.
 func (r *run) npmArgs(o *Outcome, registryURL string) []string {
-	return NPMArgs(o.tarball, registryURL, o.Version, r.provenance())
+	args := NPMArgs(o.tarball, registryURL, o.Version, r.provenance())
+	if o.configTag != "" {
+		// The package names its dist-tag (publishConfig.tag): npm uses it, prerelease or not.
+		if i := slices.Index(args, "--tag"); i >= 0 {
+			args = slices.Delete(args, i, i+2)
+		}
+	}
+	return args
 }
 
 // NPMArgs are the arguments of the `npm publish` plaios runs for a tarball of a version: JSON

@@ -3,6 +3,7 @@ package publish
 import (
 	"fmt"
 	"os/exec"
+	"strings"
 	"sync"
 
 	"github.com/plaios/plaios/internal/exit"
@@ -32,9 +33,19 @@ func (r *run) prepare() error {
 	r.client = &registry.Client{HTTP: r.opts.HTTP, NPMRC: rc, Registry: r.opts.Registry, UserAgent: r.opts.UserAgent,
 		Attempts: r.opts.Attempts, Backoff: r.opts.Backoff}
 	r.red.AddEnviron(r.env)
+	var problems []string
 	for _, o := range r.res.Releases {
 		reg := r.client.RegistryFor(o.Name)
 		r.red.AddHeader(rc.AuthHeader(reg + registry.EscapeName(o.Name)))
+		// plaios passes --registry to npm, which then ignores publishConfig.registry: a package
+		// that names another registry must not go to this one.
+		if o.configRegistry != "" && npmrc.Normalize(o.configRegistry) != reg {
+			problems = append(problems, fmt.Sprintf("%s sets publishConfig.registry %s but publishes to %s; set @scope:registry in .npmrc or give --registry so both agree",
+				o.Tag, registry.Redact(o.configRegistry), registry.Redact(reg)))
+		}
+	}
+	if len(problems) > 0 {
+		return exit.Failf("%s — nothing was published", strings.Join(problems, "; "))
 	}
 
 	remoteURL, err := r.remoteURL()

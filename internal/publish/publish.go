@@ -53,6 +53,10 @@
 //     `--registry` with the registry its packument client chose for the package (a scope's
 //     registry, --registry, .npmrc, npmjs.org — npm's order), so both look at the same place.
 //     Tokens are never put on a command line.
+//   - publishConfig in a tarball's package.json: its `tag` is kept (no --tag is passed then);
+//     `access: "restricted"` and a `registry` other than the one plaios publishes to are
+//     refused before anything is published, since the flags plaios gives npm (--access public,
+//     --registry) would silently override them.
 //   - GITHUB_API_URL, when set (the runner sets it, also on GitHub Enterprise), wins over the
 //     configuration's github.apiURL, so that a repository's .plaios.yaml cannot send the
 //     workflow's token to another host.
@@ -165,6 +169,9 @@ type Outcome struct {
 	sha512  string // the guard's integrity
 	shasum  string
 	deps    []string
+
+	configRegistry string // the tarball's publishConfig.registry
+	configTag      string // the tarball's publishConfig.tag
 }
 
 // Failed reports whether some step of the release failed.

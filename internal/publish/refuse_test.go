@@ -218,3 +218,31 @@ func TestPublishEmptyPlan(t *testing.T) {
 		t.Errorf("counts %d %d %d, requests %v", p, s, fl, gh.Requests())
 	}
 }
+
+// TestPublishConfig refuses a package whose publishConfig would be overridden: a registry
+// other than the one plaios publishes to, or restricted access.
+func TestPublishConfig(t *testing.T) {
+	for _, c := range []struct {
+		config map[string]any
+		want   string
+	}{
+		{map[string]any{"registry": "https://npm.pkg.github.com/"}, "@config/pack-1@1.0.0 sets publishConfig.registry https://npm.pkg.github.com/ but publishes to http://127.0.0.1:"},
+		{map[string]any{"access": "restricted"}, `@config/pack-1@1.0.0 sets publishConfig.access "restricted" but plaios publishes with --access public`},
+	} {
+		f := publishtest.New(t, publishtest.Options{Scope: "config", Count: 1, Extra: map[string]any{"publishConfig": c.config}})
+		gh := testenv.GitHub(t, repo)
+		_, err := publish.Run(context.Background(), refuseOptions(t, f, gh, nil))
+		if exit.Code(err) != exit.Fail || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was published") {
+			t.Errorf("publishConfig %v: %v", c.config, err)
+		}
+	}
+	// The registry the package names, given with --registry: it goes there.
+	f := publishtest.New(t, publishtest.Options{Scope: "config", Count: 1, Extra: map[string]any{"publishConfig": map[string]any{"registry": "http://127.0.0.1:9/", "tag": "next"}}})
+	gh := testenv.GitHub(t, repo)
+	opts := refuseOptions(t, f, gh, nil)
+	opts.Registry = "http://127.0.0.1:9"
+	_, err := publish.Run(context.Background(), opts)
+	if exit.Code(err) != exit.Env || !strings.Contains(err.Error(), "from the registry http://127.0.0.1:9/") {
+		t.Errorf("agreeing registries: %v", err)
+	}
+}

@@ -75,6 +75,11 @@ func TestNPMArgs(t *testing.T) {
 	if !slices.Equal(args, want) {
 		t.Errorf("args %q\nwant %q", args, want)
 	}
+	// A package naming its dist-tag keeps it.
+	tagged := &Outcome{Name: "@a/b", Version: "2.0.0-beta.1", tarball: "/p/t.tgz", configTag: "canary"}
+	if args := r.npmArgs(tagged, "r"); slices.Contains(args, "--tag") {
+		t.Errorf("publishConfig.tag overridden: %q", args)
+	}
 	// auto: only in GitHub Actions with an OIDC token.
 	env["GITHUB_ACTIONS"] = "true"
 	if r.provenance() {

@@ -42,6 +42,7 @@ type Package struct {
 	Dir     string   // relative to the repository
 	Deps    []string // names it depends on
 	Tarball string   // absolute path
+	Extra   map[string]any
 }
 
 // Fixture is a repository ready to publish.
@@ -58,10 +59,11 @@ type Fixture struct {
 
 // Options shape a fixture.
 type Options struct {
-	Scope   string // npm scope without @ (default "fixture")
-	Count   int    // packages (default 5)
-	Chain   bool   // package i depends on package i-1
-	Version string // default "1.0.0"
+	Scope   string         // npm scope without @ (default "fixture")
+	Count   int            // packages (default 5)
+	Chain   bool           // package i depends on package i-1
+	Version string         // default "1.0.0"
+	Extra   map[string]any // more package.json fields for every package (publishConfig…)
 }
 
 // New makes a repository whose head adds Count packages, pushed to a bare remote, with their
@@ -95,7 +97,7 @@ func New(t testing.TB, o Options) *Fixture {
 
 	files := map[string]string{}
 	for i := range o.Count {
-		p := Package{Name: fmt.Sprintf("@%s/pack-%d", o.Scope, i+1), Version: o.Version, Dir: fmt.Sprintf("packages/pack-%d", i+1)}
+		p := Package{Name: fmt.Sprintf("@%s/pack-%d", o.Scope, i+1), Version: o.Version, Dir: fmt.Sprintf("packages/pack-%d", i+1), Extra: o.Extra}
 		if o.Chain && i > 0 {
 			p.Deps = []string{f.Packages[i-1].Name}
 		}
@@ -135,6 +137,9 @@ func New(t testing.TB, o Options) *Fixture {
 
 func (p Package) manifest() []byte {
 	m := map[string]any{"name": p.Name, "version": p.Version, "main": "index.js", "license": "MIT"}
+	for k, v := range p.Extra {
+		m[k] = v
+	}
 	if len(p.Deps) > 0 {
 		deps := map[string]string{}
 		for _, d := range p.Deps {
