@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 )
@@ -208,57 +207,11 @@ func jsNumber(n json.Number) string {
 	if err != nil {
 		return string(n)
 	}
-	if f == 0 {
-		return "0"
-	}
-	abs := f
-	if abs < 0 {
-		abs = -abs
-	}
-	if abs >= 1e21 || abs < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		mant, exp, _ := strings.Cut(s, "e")
-		if exp[0] == '+' {
-			exp = exp[1:]
-			return mant + "e+" + strings.TrimLeft(exp, "0")
-		}
-		return mant + "e-" + strings.TrimLeft(exp[1:], "0")
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
+	return jsonpos.FormatJSNumber(f)
 }
 
-// writeJSString quotes as JSON.stringify does: ", \ and control characters escaped, lone
-// surrogates aside, everything else as it is.
-func writeJSString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(b, `\u%04x`, s[i])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
-}
+// writeJSString quotes as JSON.stringify does.
+func writeJSString(b *strings.Builder, s string) { b.Write(jsonpos.AppendJSString(nil, s)) }
 
 // sameJSON compares two values as typebox's deep equality does: objects by their keys in any
 // order, arrays item by item, numbers by value.

@@ -5,8 +5,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 )
@@ -147,53 +145,7 @@ func isArrayIndex(k string) bool {
 }
 
 // formatNumber prints a float as JavaScript's Number#toString.
-func formatNumber(f float64) string {
-	if f == 0 {
-		return "0"
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-6 && abs < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	sign := exp[:1]
-	digits := strings.TrimLeft(exp[1:], "0")
-	if digits == "" {
-		digits = "0"
-	}
-	return mant + "e" + sign + digits
-}
+func formatNumber(f float64) string { return jsonpos.FormatJSNumber(f) }
 
-// writeString quotes s as JSON.stringify does: only '"', '\\' and control characters are
-// escaped; everything else, U+2028 and U+2029 included, is written as is.
-func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte("0123456789abcdef"[r>>4])
-			b.WriteByte("0123456789abcdef"[r&0xF])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
-}
+// writeString quotes s as JSON.stringify does.
+func writeString(b *bytes.Buffer, s string) { b.Write(jsonpos.AppendJSString(nil, s)) }

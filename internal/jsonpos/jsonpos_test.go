@@ -188,3 +188,14 @@ func hasNaN(v any) bool {
 }
 
 func isValidUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "\x00invalid") == string(b) }
+
+func TestStringifyHelpers(t *testing.T) {
+	if got := string(AppendJSString(nil, "a\"b\\c\n\x01\u2028é\xff")); got != `"a\"b\\c\n\u0001`+"\u2028é"+`\u00ff"` {
+		t.Errorf("AppendJSString = %s", got)
+	}
+	for f, want := range map[float64]string{0: "0", 1: "1", -2.5: "-2.5", 1e21: "1e+21", 1.5e-7: "1.5e-7", 123456789012: "123456789012", 0.000001: "0.000001"} {
+		if got := FormatJSNumber(f); got != want {
+			t.Errorf("FormatJSNumber(%v) = %s, want %s", f, got, want)
+		}
+	}
+}

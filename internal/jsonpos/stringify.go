@@ -1,0 +1,66 @@
+package jsonpos
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// AppendJSString appends s quoted as JavaScript's JSON.stringify quotes it: '"', '\\' and
+// control characters escaped, everything else (U+2028 and U+2029 included) written as is. A
+// byte that is not UTF-8 (which a JavaScript string cannot hold) is written as \u00XX.
+func AppendJSString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"':
+			b = append(b, '\\', '"')
+		case r == '\\':
+			b = append(b, '\\', '\\')
+		case r == '\b':
+			b = append(b, '\\', 'b')
+		case r == '\f':
+			b = append(b, '\\', 'f')
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xF])
+		case r == utf8.RuneError && size == 1:
+			c := s[i]
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// FormatJSNumber prints a number as JavaScript's Number#toString does (what JSON.stringify
+// writes): integers without a fraction, exponents from 1e21 and below 1e-6.
+func FormatJSNumber(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "null" // JSON.stringify writes null for them
+	}
+	abs := math.Abs(f)
+	if abs >= 1e-6 && abs < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	digits := strings.TrimLeft(exp[1:], "0")
+	if digits == "" {
+		digits = "0"
+	}
+	return mant + "e" + exp[:1] + digits
+}
