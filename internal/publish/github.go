@@ -218,7 +218,7 @@ func (r *run) describeGitHub(err error, resp *github.Response) string {
 	}
 	var rate *github.RateLimitError
 	if errors.As(err, &rate) {
-		return "the API rate limit is exhausted until " + rate.Rate.Reset.Format(time.RFC3339)
+		return "the API rate limit is exhausted until " + rate.Rate.Reset.UTC().Format(time.RFC3339)
 	}
 	if s := status(err, resp); s != 0 {
 		return fmt.Sprintf("HTTP %d %s", s, http.StatusText(s))
@@ -252,7 +252,10 @@ func (r *run) ghError(what string, err error) error {
 		api = "GitHub (" + r.gh.api + ")"
 	}
 	f := &ghFailure{status: s, env: true}
+	var rate *github.RateLimitError
 	switch {
+	case errors.As(err, &rate):
+		f.msg = fmt.Sprintf("%s's API rate limit for GITHUB_TOKEN is exhausted until %s, so it could not %s; run plaios publish again then", api, rate.Rate.Reset.UTC().Format(time.RFC3339), what)
 	case s == http.StatusUnauthorized:
 		f.msg = fmt.Sprintf("%s refused GITHUB_TOKEN when asked to %s (%s); give a valid token", api, what, desc)
 	case s == http.StatusForbidden:

@@ -155,6 +155,9 @@ func TestPublishRefuses(t *testing.T) {
 		{"GitHub unreachable", func(t *testing.T, f *publishtest.Fixture, gh *testenv.FakeGitHub, o *publish.Options) {
 			gh.Inject(testenv.Fault{Status: 503, Times: 5})
 		}, exit.Env, "could not be reached to read the releases of acme/packs after 2 attempts (HTTP 503 Server Error)"},
+		{"GitHub's rate limit exhausted", func(t *testing.T, f *publishtest.Fixture, gh *testenv.FakeGitHub, o *publish.Options) {
+			gh.Inject(testenv.Fault{Status: 403, Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Limit": "5000", "X-RateLimit-Reset": "4102444800"}})
+		}, exit.Env, "API rate limit for GITHUB_TOKEN is exhausted until 2100-01-01T00:00:00Z, so it could not read the releases of acme/packs; run plaios publish again then"},
 		{"an unreachable registry", func(t *testing.T, f *publishtest.Fixture, _ *testenv.FakeGitHub, o *publish.Options) {
 			o.Registry = "http://127.0.0.1:9/"
 		}, exit.Env, "from the registry http://127.0.0.1:9/: the connection was refused (after 2 attempts); check that the registry is reachable and try again — nothing was published"},

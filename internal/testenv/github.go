@@ -109,6 +109,8 @@ type Fault struct {
 	Times  int    // how many matching requests fail (0 means 1)
 	After  bool   // carry the request out first, then answer Status: the answer is lost
 	Reset  bool   // close the connection without answering (after the work when After)
+
+	Header map[string]string // headers of the failed answer (X-RateLimit-Remaining: 0, Retry-After…)
 }
 
 // GitHub starts a fake GitHub API serving the given repositories ("owner/name") and stops it
@@ -270,6 +272,9 @@ func (g *FakeGitHub) fail(w http.ResponseWriter, req *http.Request, path string,
 		status = http.StatusBadGateway
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	for k, v := range f.Header {
+		w.Header().Set(k, v)
+	}
 	w.WriteHeader(status)
 	_, _ = fmt.Fprintf(w, `{"message":"Server Error","documentation_url":"https://docs.github.com/rest","status":"%d"}`, status)
 	g.record(req.Method, path, status)
