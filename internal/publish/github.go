@@ -71,7 +71,7 @@ func (r *run) setupGitHub(remoteURL string) error {
 	switch {
 	case repo != "":
 		if !ValidRepo(repo) {
-			return exit.Usagef("--github-repo %q is not OWNER/NAME", repo)
+			return exit.Usagef("the GitHub repository %q (--github-repo or github.repo) is not OWNER/NAME", repo)
 		}
 	default:
 		if p, ok := RepoFromRemote(remoteURL); ok {

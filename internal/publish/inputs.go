@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/plaios/plaios/internal/exit"
@@ -176,6 +177,7 @@ func (r *run) checkTarball(o *Outcome, file, integrity string) string {
 			o.deps = append(o.deps, name)
 		}
 	}
+	sort.Strings(o.deps)
 	o.tarball, o.sha512, o.shasum = file, integrity, tb.Shasum
 	return ""
 }
