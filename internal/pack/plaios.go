@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -328,23 +329,26 @@ func YAMLType(n *yaml.Node) string {
 		return "string"
 	}
 	v := n.Value
+	c := core()
 	switch {
-	case coreNull.MatchString(v):
+	case c.null.MatchString(v):
 		return "null"
-	case coreBool.MatchString(v):
+	case c.bool.MatchString(v):
 		return "boolean"
-	case coreInt.MatchString(v):
+	case c.int.MatchString(v):
 		return "integer"
-	case coreFloat.MatchString(v):
+	case c.float.MatchString(v):
 		return "float"
 	}
 	return "string"
 }
 
-// The YAML 1.2 core schema's tag resolution (yaml.org/spec/1.2.2, 10.3.2).
-var (
-	coreNull  = regexp.MustCompile(`^(?:null|Null|NULL|~|)$`)
-	coreBool  = regexp.MustCompile(`^(?:true|True|TRUE|false|False|FALSE)$`)
-	coreInt   = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
-	coreFloat = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-)
+// core holds the YAML 1.2 core schema's tag resolution (yaml.org/spec/1.2.2, 10.3.2),
+// compiled on first use so that plaios's start does not pay for it.
+var core = sync.OnceValue(func() (c struct{ null, bool, int, float *regexp.Regexp }) {
+	c.null = regexp.MustCompile(`^(?:null|Null|NULL|~|)$`)
+	c.bool = regexp.MustCompile(`^(?:true|True|TRUE|false|False|FALSE)$`)
+	c.int = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
+	c.float = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	return c
+})
