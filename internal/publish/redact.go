@@ -24,20 +24,25 @@ var secretEnv = []string{
 	"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_RUNTIME_TOKEN",
 }
 
-// tokenShapes are patterns of credentials and what replaces them.
-var tokenShapes = []struct {
+type tokenShape struct {
 	re   *regexp.Regexp
 	with string
-}{
-	{regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), "***"},
-	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9_]{30,}\b`), "***"},
-	{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}\b`), "***"},
-	{regexp.MustCompile(`(?i)((?:_authToken|_auth|_password)\s*=\s*)"?[^\s"']+"?`), "${1}***"},
-	{regexp.MustCompile(`(?i)([?&](?:access_)?token=)[^\s&#]+`), "${1}***"},
-	{regexp.MustCompile(`(?i)(authorization:\s*(?:bearer|basic|token)\s+)\S+`), "${1}***"},
-	{regexp.MustCompile(`(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{16,}`), "${1}***"},
-	{regexp.MustCompile(`(://)[^/\s:@]+(?::[^/\s@]*)?@`), "${1}***@"},
 }
+
+// tokenShapes are patterns of credentials and what replaces them, compiled on first use (at
+// init they would slow every start of plaios).
+var tokenShapes = sync.OnceValue(func() []tokenShape {
+	return []tokenShape{
+		{regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), "***"},
+		{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9_]{30,}\b`), "***"},
+		{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}\b`), "***"},
+		{regexp.MustCompile(`(?i)((?:_authToken|_auth|_password)\s*=\s*)"?[^\s"']+"?`), "${1}***"},
+		{regexp.MustCompile(`(?i)([?&](?:access_)?token=)[^\s&#]+`), "${1}***"},
+		{regexp.MustCompile(`(?i)(authorization:\s*(?:bearer|basic|token)\s+)\S+`), "${1}***"},
+		{regexp.MustCompile(`(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{16,}`), "${1}***"},
+		{regexp.MustCompile(`(://)[^/\s:@]+(?::[^/\s@]*)?@`), "${1}***@"},
+	}
+})
 
 // NewRedactor knows the values of the well-known token variables in the environment getenv
 // reads (GITHUB_TOKEN, NODE_AUTH_TOKEN, NPM_TOKEN, the Actions OIDC request token…).
@@ -111,7 +116,7 @@ func (r *Redactor) Redact(s string) string {
 	for _, sec := range secrets {
 		s = strings.ReplaceAll(s, sec, "***")
 	}
-	for _, shape := range tokenShapes {
+	for _, shape := range tokenShapes() {
 		s = shape.re.ReplaceAllString(s, shape.with)
 	}
 	return s
