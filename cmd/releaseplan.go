@@ -9,15 +9,18 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plaios/plaios/internal/check"
 	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/npm/npmrc"
 	"github.com/plaios/plaios/internal/npm/registry"
+	"github.com/plaios/plaios/internal/report"
 	"github.com/plaios/plaios/release"
 	"github.com/plaios/plaios/release/releaseplan"
 )
@@ -251,6 +254,13 @@ func RunReleasePlan(ctx context.Context, o *ReleasePlanOptions) error {
 		}
 	}
 	if !plan.OK() {
+		if o.Getenv != nil && o.Getenv("GITHUB_ACTIONS") == "true" {
+			// In GitHub Actions each refusal is also an annotation on the package.json to edit.
+			for _, r := range plan.Refusals {
+				_ = report.GitHub(o.IO.ErrOut, []check.Diagnostic{{Rule: "release-refused", Severity: check.Error,
+					File: path.Join(r.Dir, "package.json"), Line: 1, Col: 1, Message: r.Message}})
+			}
+		}
 		return refusalError(plan)
 	}
 	if o.Write {
