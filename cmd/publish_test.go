@@ -188,9 +188,7 @@ func (c *child) killWhenPaused(t *testing.T, file string) {
 // re-runs that finish the job in JSON and in text with nothing duplicated; a run with a token
 // GitHub refuses; and no output of any of them holds a token.
 func TestPublishCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes to a Verdaccio with npm")
-	}
+	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
 	reg := testenv.Verdaccio(t)
 	gh := testenv.GitHub(t, "acme/packs")
 	f := publishtest.New(t, publishtest.Options{Scope: "cli", Chain: true})
@@ -321,9 +319,7 @@ func TestPublishCommand(t *testing.T) {
 
 // TestPublishTextOutput checks the text of a run that publishes, and of one that fails.
 func TestPublishTextOutput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes to a Verdaccio with npm")
-	}
+	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
 	reg := testenv.Verdaccio(t)
 	gh := testenv.GitHub(t, "acme/packs")
 	f := publishtest.New(t, publishtest.Options{Scope: "text", Count: 2})

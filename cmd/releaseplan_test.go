@@ -112,9 +112,7 @@ func publishWithNPM(t *testing.T, reg *testenv.Registry, name, version string) {
 // repository, "last" published to a real Verdaccio with npm, tags, a pull request merged with
 // --no-ff whose merge commit carries the title and description, and the command's Options.
 func TestWorkedExamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes with npm to Verdaccio")
-	}
+	testenv.SkipShort(t, "publishes with npm to Verdaccio")
 	reg := testenv.Verdaccio(t)
 	for i, ex := range worked {
 		t.Run(ex.name, func(t *testing.T) {
@@ -234,9 +232,7 @@ func highest(last string, tags []string) string {
 // TestWorkedExampleRootCatalog is the table's "root 2.3.0 | any | a pack releases" row: the
 // AgentOS root publishes its next patch after the pack, and --write regenerates the catalog.
 func TestWorkedExampleRootCatalog(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes with npm to Verdaccio")
-	}
+	testenv.SkipShort(t, "publishes with npm to Verdaccio")
 	reg := testenv.Verdaccio(t)
 	publishWithNPM(t, reg, "@framers/agentos-extensions", "2.3.0")
 	publishWithNPM(t, reg, "@framers/agentos-ext-weather", "1.0.0")
@@ -273,9 +269,7 @@ func TestWorkedExampleRootCatalog(t *testing.T) {
 // TestMonorepoOnlyTouchedPackages: in a repository of 120 packs, a pull request that changes
 // three plans those three and the root (whose catalog lists them), and nothing else.
 func TestMonorepoOnlyTouchedPackages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Verdaccio")
-	}
+	testenv.SkipShort(t, "starts Verdaccio")
 	reg := testenv.Verdaccio(t)
 	packs := map[string]string{}
 	var pubs []registrytest.Release

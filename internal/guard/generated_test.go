@@ -19,9 +19,7 @@ import (
 // The repository installs from the npm registry, as a user's would (npm's cache makes later
 // runs fast), and guard installs the candidates' dependencies from there too.
 func TestGeneratedPacksPass(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs the generated packages' dev dependencies from the npm registry")
-	}
+	testenv.SkipShort(t, "installs the generated packages' dev dependencies from the npm registry")
 	npm := testenv.LookPath(t, "npm")
 	ocBin, _ := testenv.OpenClaw(t)
 	repo := t.TempDir()

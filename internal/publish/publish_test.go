@@ -151,9 +151,7 @@ func deref(s *string) string {
 // remote, and the fake GitHub, with the faults the issue names, each followed by a plain
 // re-run that must finish the job with no duplicate version, tag or release.
 func TestPublish(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes to a Verdaccio with npm")
-	}
+	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
 	reg := testenv.Verdaccio(t)
 
 	t.Run("five releases, then a re-run that repeats nothing", func(t *testing.T) {
@@ -403,9 +401,7 @@ func TestPublish(t *testing.T) {
 // publishing, exits 3, still tags and releases the two versions that are out, and a re-run
 // against the registry back on its feet finishes the rest.
 func TestPublishRegistryKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes to a Verdaccio with npm")
-	}
+	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
 	reg := testenv.Verdaccio(t)
 	f := publishtest.New(t, publishtest.Options{Scope: "killed"})
 	gh := testenv.GitHub(t, repo)

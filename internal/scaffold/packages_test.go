@@ -76,9 +76,7 @@ console.log("made " + made);
 // `build --check`, and the AgentOS packs against the oldest @framers/agentos their peer
 // range admits.
 func TestGeneratedPackagesBuildAndPass(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs from the npm registry and builds every template (about a minute)")
-	}
+	testenv.SkipShort(t, "installs from the npm registry and builds every template (about a minute)")
 	testenv.LookPath(t, "node")
 	npm := testenv.LookPath(t, "npm")
 	ocBin, ocEnv := testenv.OpenClaw(t)

@@ -305,3 +305,12 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 		}
 	}
 }
+
+// SkipShort skips a test that starts real components, under -short only: without -short (as
+// `make test` and CI run) every test runs.
+func SkipShort(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why + " (under -short; testing.Short)")
+	}
+}

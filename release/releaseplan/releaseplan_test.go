@@ -43,9 +43,7 @@ func releases(p *release.Plan) string {
 // tsc, an OpenClaw plugin and a library, then writes the versions and checks that only the
 // version text changed in each file.
 func TestRunAndWriteRuntimes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Verdaccio")
-	}
+	testenv.SkipShort(t, "starts Verdaccio")
 	reg := testenv.Verdaccio(t)
 	if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{
 		{Name: "@t/weather", Versions: []string{"0.9.0", "1.0.0"}},
@@ -127,9 +125,7 @@ func TestRunAndWriteRuntimes(t *testing.T) {
 // a pack's release makes the root publish its next patch, last; writing regenerates the catalog
 // with the new version, and writing again changes nothing.
 func TestCatalogRootAndIdempotentWrite(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Verdaccio")
-	}
+	testenv.SkipShort(t, "starts Verdaccio")
 	reg := testenv.Verdaccio(t)
 	if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{
 		{Name: "@framers/agentos-extensions", Versions: []string{"2.3.0"}},

@@ -270,9 +270,7 @@ func writePackages(t *testing.T, root string) {
 }
 
 func TestResolveMatchesNode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs node")
-	}
+	testenv.SkipShort(t, "runs node")
 	root := t.TempDir()
 	writePackages(t, root)
 	cs := cases()

@@ -232,9 +232,7 @@ func npmPackFiles(t *testing.T, dir string) ([]string, error) {
 }
 
 func TestPacklistMatchesNpmPack(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs npm pack on every shape")
-	}
+	testenv.SkipShort(t, "runs npm pack on every shape")
 	testenv.LookPath(t, "npm")
 	if len(shapes) < 40 {
 		t.Fatalf("the oracle needs at least 40 shapes, has %d", len(shapes))

@@ -14,9 +14,7 @@ import (
 // TestPublishToVerdaccio publishes through the HTTP API and reads the versions back with the
 // registry client, with the credentials of the npmrc testenv writes.
 func TestPublishToVerdaccio(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts Verdaccio")
-	}
+	testenv.SkipShort(t, "starts Verdaccio")
 	reg := testenv.Verdaccio(t)
 	ctx := context.Background()
 	err := registrytest.PublishAll(ctx, reg.URL, "dummy-test-token", []registrytest.Release{
