@@ -11,7 +11,7 @@ NODE_DIR := testdata/node
 .PHONY: build test node-tools bench fuzz lint clean
 
 build:
-	$(GO) build -o plaios .
+	CGO_ENABLED=0 $(GO) build -o plaios .
 
 node-tools: $(NODE_DIR)/node_modules/.package-lock.json
 

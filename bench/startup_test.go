@@ -33,6 +33,9 @@ func startupBinary(b *testing.B) string {
 		startupBin = filepath.Join(dir, "plaios")
 		cmd := exec.Command("go", "build", "-o", startupBin, ".")
 		cmd.Dir = testenv.RepoRoot(b)
+		// Built as releases are (goreleaser sets CGO_ENABLED=0): a static binary starts
+		// about 4 ms faster than one that loads libc.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		startupOut, startupErr = cmd.CombinedOutput()
 	})
 	if startupErr != nil {

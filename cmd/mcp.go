@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -105,7 +106,7 @@ missing are left out, with a warning on stderr.`,
 	return c
 }
 
-var envVarName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envVarName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // parseSecrets reads --secret id=ENV_VAR flags. A value that is not an environment variable's
 // name is refused without being repeated: it may be the secret itself.
@@ -117,7 +118,7 @@ func parseSecrets(flags []string) (map[string]string, error) {
 		if !ok || id == "" {
 			return nil, exit.Usagef("--secret takes ID=ENV_VAR, the secret's id and the environment variable that holds it")
 		}
-		if !envVarName.MatchString(env) {
+		if !envVarName().MatchString(env) {
 			return nil, exit.Usagef("--secret %s=…: after = give the name of the environment variable that holds the secret (letters, digits and _), never the secret itself", id)
 		}
 		m[id] = env

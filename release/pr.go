@@ -3,6 +3,7 @@ package release
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // PR is the merged pull request a plan is made for.
@@ -19,7 +20,9 @@ type PR struct {
 
 // ccPrefix is a Conventional Commits prefix: a type, an optional (scope), an optional "!",
 // then the colon. Types are matched in any case, as the specification allows.
-var ccPrefix = regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_-]*)(\([^()\r\n]*\))?(!?):`)
+var ccPrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_-]*)(\([^()\r\n]*\))?(!?):`)
+})
 
 // ParsePR reads a pull request's title and description as RELEASE.md defines "breaking":
 //
@@ -31,7 +34,7 @@ var ccPrefix = regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_-]*)(\([^()\r\n]*\
 //     their instructions there — even when a comment spans lines or is never closed.
 func ParsePR(title, body string) PR {
 	pr := PR{Title: title, Body: body}
-	if m := ccPrefix.FindStringSubmatch(title); m != nil && m[3] == "!" {
+	if m := ccPrefix().FindStringSubmatch(title); m != nil && m[3] == "!" {
 		pr.Breaking = true
 		pr.BreakingReason = "the title marks a breaking change (" + m[1] + m[2] + "!:)"
 		return pr

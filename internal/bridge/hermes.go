@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -23,12 +24,14 @@ type HermesServer struct {
 	Include        []string // tools.include: the explicit snapshot of tool names
 }
 
-var notHermesChar = regexp.MustCompile(`[^A-Za-z0-9_]`)
+var notServerChar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]`) })
+
+var notHermesChar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_]`) })
 
 // HermesToolName is the name Hermes registers an MCP tool under: mcp__<server>__<tool>, every
 // character outside [A-Za-z0-9_] turned into _.
 func HermesToolName(server, tool string) string {
-	return "mcp__" + notHermesChar.ReplaceAllString(server, "_") + "__" + notHermesChar.ReplaceAllString(tool, "_")
+	return "mcp__" + notHermesChar().ReplaceAllString(server, "_") + "__" + notHermesChar().ReplaceAllString(tool, "_")
 }
 
 // DefaultServerName is the server name a pack gets when none is given: its npm name without
@@ -37,7 +40,7 @@ func DefaultServerName(npmName string) string {
 	if i := strings.LastIndex(npmName, "/"); i >= 0 {
 		npmName = npmName[i+1:]
 	}
-	return regexp.MustCompile(`[^A-Za-z0-9_-]`).ReplaceAllString(npmName, "_")
+	return notServerChar().ReplaceAllString(npmName, "_")
 }
 
 // CheckHermesNames refuses tools whose Hermes names collide once their characters are

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 
@@ -139,7 +140,7 @@ func init() {
 	}
 }
 
-var scopedName = regexp.MustCompile(`^(?:@([^/]+?)/)?([^/]+?)$`)
+var scopedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:@([^/]+?)/)?([^/]+?)$`) })
 
 // NPMNameProblem says why npm would refuse name for a new package ("" when it is valid),
 // following validate-npm-package-name.
@@ -162,7 +163,7 @@ func NPMNameProblem(name string) string {
 	case strings.ToLower(name) != name:
 		return "a name cannot contain capital letters"
 	}
-	parts := scopedName.FindStringSubmatch(name)
+	parts := scopedName().FindStringSubmatch(name)
 	last := name
 	if parts != nil {
 		last = parts[2]
@@ -447,7 +448,7 @@ func runSecretShipped(p *Pass) {
 	}
 }
 
-var fencedCode = regexp.MustCompile("(?m)^ {0,3}(```|~~~)")
+var fencedCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?m)^ {0,3}(```|~~~)") })
 
 func runReadme(p *Pass) {
 	if p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
@@ -470,7 +471,7 @@ func runReadme(p *Pass) {
 	}
 	for _, r := range readmes {
 		data, err := fs.ReadFile(p.WS.FS, p.Pack.File(r))
-		if err == nil && fencedCode.Match(data) {
+		if err == nil && fencedCode().Match(data) {
 			return
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -310,7 +311,7 @@ func runPLAIOSVersion(p *Pass) {
 	}
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func runPLAIOSConfig(p *Pass) {
 	m := plaiosModel(p)
@@ -341,7 +342,7 @@ func runPLAIOSConfig(p *Pass) {
 					typ = ""
 				}
 			}
-			if f.Env != nil && !envName.MatchString(pack.Scalar(f.Env)) {
+			if f.Env != nil && !envName().MatchString(pack.Scalar(f.Env)) {
 				p.ReportNode(m.File, f.Env, fmt.Sprintf("config field %q reads env %q, which is not an environment variable name", key, f.Env.Value), "use letters, digits and underscores, e.g. WEATHER_API_KEY")
 			}
 			if f.Default == nil || typ == "" {

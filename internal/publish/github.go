@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/go-github/v93/github"
@@ -28,11 +29,13 @@ type gitHub struct {
 	api         string // for messages
 }
 
-var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+var repoRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+})
 
 // ValidRepo reports whether s is OWNER/NAME.
 func ValidRepo(s string) bool {
-	return repoRE.MatchString(s) && !strings.HasSuffix(s, "/.") && !strings.HasSuffix(s, "/..")
+	return repoRE().MatchString(s) && !strings.HasSuffix(s, "/.") && !strings.HasSuffix(s, "/..")
 }
 
 // RepoFromRemote reads OWNER/NAME from a remote URL (https://host/OWNER/NAME(.git),

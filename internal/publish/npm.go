@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Masterminds/semver/v3"
@@ -71,7 +72,10 @@ func NPMArgs(tarball, registryURL, version string, provenance bool) []string {
 	return args
 }
 
-var distTagRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+// npmCodeRE matches an npm error code line such as EPUBLISHCONFLICT.
+var npmCodeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^E[A-Z0-9_]+$`) })
+
+var distTagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]*$`) })
 
 // distTag is the npm dist-tag of a prerelease version (its first prerelease identifier,
 // "next" when that cannot be a tag); "" for a release version, which goes to latest.
@@ -82,7 +86,7 @@ func distTag(version string) string {
 	}
 	id, _, _ := strings.Cut(v.Prerelease(), ".")
 	id = strings.ToLower(id)
-	if !distTagRE.MatchString(id) || id == "x" || id == "latest" {
+	if !distTagRE().MatchString(id) || id == "x" || id == "latest" {
 		return "next"
 	}
 	return id
@@ -148,8 +152,10 @@ func npmIntegrity(out []byte, name string) string {
 }
 
 var (
-	conflictRE = regexp.MustCompile(`(?i)cannot publish over|previously published|already present|already exists|EPUBLISHCONFLICT`)
-	npmErrLine = regexp.MustCompile(`(?m)^npm (?:error|ERR!)(?: code)? ?(.*)$`)
+	conflictRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)cannot publish over|previously published|already present|already exists|EPUBLISHCONFLICT`)
+	})
+	npmErrLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^npm (?:error|ERR!)(?: code)? ?(.*)$`) })
 )
 
 // transientCodes are npm error codes worth another try.
@@ -174,12 +180,12 @@ func classifyNPM(stdout []byte, stderr string) npmResult {
 		code, summary = rep.Error.Code, rep.Error.Summary
 	} else {
 		var lines []string
-		for _, m := range npmErrLine.FindAllStringSubmatch(stderr, -1) {
+		for _, m := range npmErrLine().FindAllStringSubmatch(stderr, -1) {
 			line := strings.TrimSpace(m[1])
 			if line == "" || strings.HasPrefix(line, "A complete log") || strings.HasPrefix(line, "at ") {
 				continue
 			}
-			if code == "" && regexp.MustCompile(`^E[A-Z0-9_]+$`).MatchString(line) {
+			if code == "" && npmCodeRE().MatchString(line) {
 				code = line
 				continue
 			}
@@ -199,7 +205,7 @@ func classifyNPM(stdout []byte, stderr string) npmResult {
 	}
 	res := npmResult{code: code, reason: summary}
 	switch {
-	case code == "E409" || code == "EPUBLISHCONFLICT" || conflictRE.MatchString(summary):
+	case code == "E409" || code == "EPUBLISHCONFLICT" || conflictRE().MatchString(summary):
 		res.kind = npmConflict
 	case code == "ENEEDAUTH" || code == "E401":
 		res.kind = npmAuth

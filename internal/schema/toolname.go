@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"regexp"
+	"sync"
 )
 
 // Dialect names the runtime whose rules a tool name must follow.
@@ -27,8 +28,8 @@ func (d Dialect) String() string {
 }
 
 var (
-	plaiosName = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
-	mcpName    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	plaiosName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
+	mcpName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
 )
 
 // ToolName returns an error (rule tool-name-invalid) when the runtime refuses the name.
@@ -38,7 +39,7 @@ func ToolName(name string, d Dialect) error {
 		if name == "" {
 			return fmt.Errorf("the capability name is empty; PLAIOS needs letters, digits, _ or -")
 		}
-		if !plaiosName.MatchString(name) {
+		if !plaiosName().MatchString(name) {
 			return fmt.Errorf("the capability name %q has %s; PLAIOS allows only letters, digits, _ and -", name, firstBad(name, "_-"))
 		}
 	case MCP:
@@ -48,7 +49,7 @@ func ToolName(name string, d Dialect) error {
 		if len(name) > 128 {
 			return fmt.Errorf("the tool name %q is %d characters long; MCP allows at most 128", name, len(name))
 		}
-		if !mcpName.MatchString(name) {
+		if !mcpName().MatchString(name) {
 			return fmt.Errorf("the tool name %q has %s; MCP allows only letters, digits, _, . and -", name, firstBad(name, "_.-"))
 		}
 	default:

@@ -36,6 +36,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // DefaultRegistry is npm's default registry.
@@ -327,14 +328,14 @@ func (c *Config) regKey(requestURL string) string {
 		if c.hasAuth(key) {
 			return key
 		}
-		key = walkUp.ReplaceAllString(key, "")
+		key = walkUp().ReplaceAllString(key, "")
 	}
 	return ""
 }
 
 // walkUp removes either the last path segment or the trailing slash (`//h/a/` → `//h/a` →
 // `//h/`), as npm walks a URL up.
-var walkUp = regexp.MustCompile(`([^/]+|/)$`)
+var walkUp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([^/]+|/)$`) })
 
 func (c *Config) hasAuth(key string) bool {
 	return c.Get(key+":_authToken") != "" ||
@@ -397,7 +398,7 @@ func parseINI(text string, getenv func(string) string) map[string]string {
 		if trimmed == "" || trimmed[0] == ';' || trimmed[0] == '#' {
 			continue
 		}
-		if m := sectionRE.FindStringSubmatch(line); m != nil {
+		if m := sectionRE().FindStringSubmatch(line); m != nil {
 			section = unsafe(m[1]) + "."
 			continue
 		}
@@ -418,7 +419,7 @@ func parseINI(text string, getenv func(string) string) map[string]string {
 	return out
 }
 
-var sectionRE = regexp.MustCompile(`^\[([^\]]*)\]\s*$`)
+var sectionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([^\]]*)\]\s*$`) })
 
 func splitLines(s string) []string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
@@ -466,14 +467,14 @@ func unsafe(val string) string {
 }
 
 // envExpr is npm's ${VAR} / ${VAR?} pattern; an odd number of backslashes escapes it.
-var envExpr = regexp.MustCompile(`(\\*)\$\{([^${}?]+)(\?)?\}`)
+var envExpr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\\*)\$\{([^${}?]+)(\?)?\}`) })
 
 func envReplace(s string, getenv func(string) string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return envExpr.ReplaceAllStringFunc(s, func(orig string) string {
-		m := envExpr.FindStringSubmatch(orig)
+	return envExpr().ReplaceAllStringFunc(s, func(orig string) string {
+		m := envExpr().FindStringSubmatch(orig)
 		esc, name := m[1], m[2]
 		if len(esc)%2 == 1 {
 			return orig[(len(esc)+1)/2:]

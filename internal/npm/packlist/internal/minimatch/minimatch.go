@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Options are the minimatch options the port supports.
@@ -163,22 +164,22 @@ func levelOneOptimize(globParts [][]string) [][]string {
 }
 
 var (
-	starRE        = regexp.MustCompile(`^\*+$`)
-	starDotExtRE  = regexp.MustCompile(`^\*+([^+@!?*\[(]*)$`)
-	qmarksRE      = regexp.MustCompile(`^\?+([^+@!?*\[(]*)?$`)
-	starDotStarRE = regexp.MustCompile(`^\*+\.\*+$`)
-	dotStarRE     = regexp.MustCompile(`^\.\*+$`)
+	starRE        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*+$`) })
+	starDotExtRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*+([^+@!?*\[(]*)$`) })
+	qmarksRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\?+([^+@!?*\[(]*)?$`) })
+	starDotStarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*+\.\*+$`) })
+	dotStarRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.\*+$`) })
 )
 
 func (m *Minimatch) fastTest(pattern string) func(string) bool {
 	o := m.opts
-	if starRE.MatchString(pattern) {
+	if starRE().MatchString(pattern) {
 		if o.Dot {
 			return func(f string) bool { return f != "" && f != "." && f != ".." }
 		}
 		return func(f string) bool { return f != "" && !strings.HasPrefix(f, ".") }
 	}
-	if sm := starDotExtRE.FindStringSubmatch(pattern); sm != nil {
+	if sm := starDotExtRE().FindStringSubmatch(pattern); sm != nil {
 		ext := sm[1]
 		switch {
 		case o.NoCase && o.Dot:
@@ -192,7 +193,7 @@ func (m *Minimatch) fastTest(pattern string) func(string) bool {
 		}
 		return func(f string) bool { return !strings.HasPrefix(f, ".") && strings.HasSuffix(f, ext) }
 	}
-	if sm := qmarksRE.FindStringSubmatch(pattern); sm != nil {
+	if sm := qmarksRE().FindStringSubmatch(pattern); sm != nil {
 		n := utf16Len(sm[0])
 		ext := sm[1]
 		noext := func(f string) bool { return utf16Len(f) == n && !strings.HasPrefix(f, ".") }
@@ -208,13 +209,13 @@ func (m *Minimatch) fastTest(pattern string) func(string) bool {
 		}
 		return func(f string) bool { return noext(f) && strings.HasSuffix(f, ext) }
 	}
-	if starDotStarRE.MatchString(pattern) {
+	if starDotStarRE().MatchString(pattern) {
 		if o.Dot {
 			return func(f string) bool { return f != "." && f != ".." && strings.Contains(f, ".") }
 		}
 		return func(f string) bool { return !strings.HasPrefix(f, ".") && strings.Contains(f, ".") }
 	}
-	if dotStarRE.MatchString(pattern) {
+	if dotStarRE().MatchString(pattern) {
 		return func(f string) bool { return f != "." && f != ".." && strings.HasPrefix(f, ".") }
 	}
 	return nil
