@@ -15,7 +15,7 @@ const validatePacks = 200
 // validateRepo writes a pnpm monorepo of n built packs, a quarter of each runtime (PLAIOS,
 // AgentOS under registry/curated with a role map, OpenClaw, Pi), each with its manifest, a
 // README, sources and built dist files.
-func validateRepo(b *testing.B, n int) (root string, dirs []string) {
+func validateRepo(b testing.TB, n int) (root string, dirs []string) {
 	b.Helper()
 	root = b.TempDir()
 	files := map[string]string{
