@@ -24,7 +24,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -409,12 +408,6 @@ func tail(f *os.File) string {
 	buf := make([]byte, st.Size()-off)
 	n, _ := f.ReadAt(buf, off)
 	return string(buf[:n])
-}
-
-func killGroup(pid int) {
-	if pid > 0 {
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-	}
 }
 
 func fileURL(p string) string {

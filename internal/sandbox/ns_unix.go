@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package sandbox
 
@@ -14,3 +14,10 @@ func namespaceAttr(userns bool) (*syscall.SysProcAttr, error) {
 
 // groupAttr starts a child as the leader of a new process group.
 func groupAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// killGroup kills a child's whole process group.
+func killGroup(pid int) {
+	if pid > 0 {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+}
