@@ -43,20 +43,33 @@ func AppendJSString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// FormatJSNumber prints a number as JavaScript's Number#toString does (what JSON.stringify
-// writes): integers without a fraction, exponents from 1e21 and below 1e-6.
+// FormatJSNumber prints a number as JSON.stringify writes it: as Number#toString does, with
+// NaN and the infinities written as null.
 func FormatJSNumber(f float64) string {
-	if f == 0 {
-		return "0"
-	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "null" // JSON.stringify writes null for them
+		return "null"
+	}
+	return JSNumberString(f)
+}
+
+// JSNumberString is JavaScript's Number#toString (what `"" + n` writes): integers without a
+// fraction, exponents from 1e21 and below 1e-6, "NaN", "Infinity" and "-Infinity".
+func JSNumberString(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0"
 	}
 	abs := math.Abs(f)
 	if abs >= 1e-6 && abs < 1e21 {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
+	s := strconv.FormatFloat(f, 'e', -1, 64) // Go writes 1.5e-07; JavaScript 1.5e-7
 	mant, exp, _ := strings.Cut(s, "e")
 	digits := strings.TrimLeft(exp[1:], "0")
 	if digits == "" {

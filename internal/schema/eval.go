@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/plaios/plaios/internal/jsonpos"
 )
 
 // Error is one validation error, as Ajv reports it.
@@ -519,7 +521,7 @@ func (k *kwLimit) eval(e *evaluator, n *node, l *loc) bool {
 	if !bad {
 		return true
 	}
-	e.addError(l, k.kw, k.path, "must be "+op+" "+numberString(k.limit))
+	e.addError(l, k.kw, k.path, "must be "+op+" "+jsonpos.JSNumberString(k.limit))
 	return false
 }
 
@@ -535,7 +537,7 @@ func (k *kwMultipleOf) eval(e *evaluator, n *node, l *loc) bool {
 	if ok {
 		return true
 	}
-	e.addError(l, "multipleOf", k.path, "must be multiple of "+numberString(k.by))
+	e.addError(l, "multipleOf", k.path, "must be multiple of "+jsonpos.JSNumberString(k.by))
 	return false
 }
 
@@ -567,7 +569,7 @@ func (k *kwCount) eval(e *evaluator, n *node, l *loc) bool {
 	if max {
 		comp = "more"
 	}
-	e.addError(l, k.kw, k.path, fmt.Sprintf("must NOT have %s than %s %s", comp, numberString(k.limit), unit))
+	e.addError(l, k.kw, k.path, fmt.Sprintf("must NOT have %s than %s %s", comp, jsonpos.JSNumberString(k.limit), unit))
 	return false
 }
 

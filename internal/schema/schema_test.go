@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/plaios/plaios/internal/jsonpos"
 )
 
 func mustJSON(t *testing.T, s string) any {
@@ -185,15 +187,15 @@ func TestNumberString(t *testing.T) {
 		0.000001: "0.000001", 1e-7: "1e-7", 1.5e-7: "1.5e-7", 5e-324: "5e-324", math.MaxFloat64: "1.7976931348623157e+308",
 		0.30000000000000004: "0.30000000000000004", math.Inf(1): "Infinity", math.Inf(-1): "-Infinity", 2.5e25: "2.5e+25",
 	} {
-		if got := numberString(f); got != want {
-			t.Errorf("numberString(%v) = %q, want %q", f, got, want)
+		if got := jsonpos.JSNumberString(f); got != want {
+			t.Errorf("jsonpos.JSNumberString(%v) = %q, want %q", f, got, want)
 		}
 	}
-	if got := numberString(math.Copysign(0, -1)); got != "0" {
-		t.Errorf("numberString(-0) = %q", got)
+	if got := jsonpos.JSNumberString(math.Copysign(0, -1)); got != "0" {
+		t.Errorf("jsonpos.JSNumberString(-0) = %q", got)
 	}
-	if got := numberString(math.NaN()); got != "NaN" {
-		t.Errorf("numberString(NaN) = %q", got)
+	if got := jsonpos.JSNumberString(math.NaN()); got != "NaN" {
+		t.Errorf("jsonpos.JSNumberString(NaN) = %q", got)
 	}
 }
 

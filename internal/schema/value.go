@@ -388,51 +388,6 @@ func jsStrictEqual(a, b any) bool {
 	return a == b
 }
 
-// numberString is JavaScript's Number::toString (what `"" + n` writes).
-func numberString(f float64) string {
-	switch {
-	case f != f:
-		return "NaN"
-	case f == 0:
-		return "0"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	sign := ""
-	if f < 0 {
-		sign = "-"
-		f = -f
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	k := len(digits)
-	n := x + 1
-	switch {
-	case k <= n && n <= 21:
-		return sign + digits + strings.Repeat("0", n-k)
-	case 0 < n && n <= 21:
-		return sign + digits[:n] + "." + digits[n:]
-	case -6 < n && n <= 0:
-		return sign + "0." + strings.Repeat("0", -n) + digits
-	}
-	es := "+"
-	if n-1 < 0 {
-		es = "-"
-	}
-	ev := n - 1
-	if ev < 0 {
-		ev = -ev
-	}
-	if k == 1 {
-		return sign + digits + "e" + es + strconv.Itoa(ev)
-	}
-	return sign + digits[:1] + "." + digits[1:] + "e" + es + strconv.Itoa(ev)
-}
-
 // isJSSpace reports JavaScript's WhiteSpace and LineTerminator characters (what String.trim,
 // Number() and \s take as space).
 func isJSSpace(r rune) bool {
@@ -568,7 +523,7 @@ func jsString(v any) string {
 		}
 		return "false"
 	case float64:
-		return numberString(x)
+		return jsonpos.JSNumberString(x)
 	case string:
 		return x
 	case *array:

@@ -72,7 +72,7 @@ func jsString(v *jsonpos.Value) string {
 	case jsonpos.Bool:
 		return strconv.FormatBool(v.Boolean)
 	case jsonpos.Number:
-		return numberString(v.Float())
+		return jsonpos.JSNumberString(v.Float())
 	case jsonpos.String:
 		return v.Str
 	case jsonpos.Array:
@@ -85,32 +85,6 @@ func jsString(v *jsonpos.Value) string {
 		return strings.Join(parts, ",")
 	}
 	return "[object Object]"
-}
-
-// numberString is Number.prototype.toString.
-func numberString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	a := math.Abs(f)
-	if a >= 1e21 || a < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		mant, exp, _ := strings.Cut(s, "e")
-		sign := exp[:1]
-		exp = strings.TrimLeft(exp[1:], "0")
-		if exp == "" {
-			exp = "0"
-		}
-		return mant + "e" + sign + exp
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // isArrayIndex reports whether key is a canonical array index, which JavaScript lists first.

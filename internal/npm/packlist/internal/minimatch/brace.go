@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/plaios/plaios/internal/jsonpos"
 )
 
 // This file ports brace-expansion 5.0.9 and balanced-match 3 (the versions npm 11 bundles), so
@@ -303,7 +305,7 @@ func expandSequence(body string, alpha bool) []string {
 				c = ""
 			}
 		} else {
-			c = jsNumberString(i)
+			c = jsonpos.JSNumberString(i)
 			if pad {
 				need := width - utf16Len(c)
 				if need > 0 {

@@ -1,8 +1,6 @@
 package minimatch
 
 import (
-	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -48,30 +46,3 @@ func utf16Len(s string) int {
 
 // jsLower is String.prototype.toLowerCase for the purposes of suffix tests.
 func jsLower(s string) string { return strings.Map(unicode.ToLower, s) }
-
-// jsNumberString is Number.prototype.toString() for a finite or infinite float64.
-func jsNumberString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	a := math.Abs(f)
-	if a >= 1e21 || a < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		// Go writes 1e+21 and 1.5e-07; JavaScript writes 1e+21 and 1.5e-7.
-		mant, exp, _ := strings.Cut(s, "e")
-		sign := exp[0]
-		exp = strings.TrimLeft(exp[1:], "0")
-		if exp == "" {
-			exp = "0"
-		}
-		return mant + "e" + string(sign) + exp
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
