@@ -248,12 +248,9 @@ func writeJSON(opts *ExportOptions, v any) error {
 }
 
 func exportHermes(ctx context.Context, opts *ExportOptions) error {
-	p, err := openPack(opts.Dir, opts.Path, pack.None)
+	p, err := openRuntimePack(opts.Dir, opts.Path)
 	if err != nil {
 		return err
-	}
-	if p.Runtime() == pack.None {
-		return exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json", opts.Path)
 	}
 	secrets, _ := parseSecrets(opts.Secrets)
 	l, res, err := loadForExport(ctx, p, secrets)

@@ -155,6 +155,19 @@ func openPack(dirFn func() (string, error), path string, force pack.Runtime) (*b
 	return p, nil
 }
 
+// openRuntimePack opens the pack in PATH and refuses (exit 2) a package of no runtime plaios
+// knows: the tools of `mcp serve` and `export hermes` come from a runtime's contract.
+func openRuntimePack(dirFn func() (string, error), path string) (*bridge.Pack, error) {
+	p, err := openPack(dirFn, path, pack.None)
+	if err != nil {
+		return nil, err
+	}
+	if p.Runtime() == pack.None {
+		return nil, exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json", path)
+	}
+	return p, nil
+}
+
 // loaderError gives a loader's failure its exit code: a pack that did not load fails (1),
 // node or the sandbox missing is the environment (3).
 func loaderError(err error) error {
@@ -182,12 +195,9 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p, err := openPack(opts.Dir, opts.Path, pack.None)
+	p, err := openRuntimePack(opts.Dir, opts.Path)
 	if err != nil {
 		return err
-	}
-	if p.Runtime() == pack.None {
-		return exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json", opts.Path)
 	}
 	secrets, _ := parseSecrets(opts.Secrets)
 	var log io.Writer
