@@ -12,29 +12,6 @@ import (
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// copyTree copies a fixture folder.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) {
 	t.Helper()
 	p, err := Open(dir, force)
@@ -60,7 +37,7 @@ func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) 
 func TestOpenClawExportAgreesWithTheRealCLI(t *testing.T) {
 	bin, env := testenv.OpenClaw(t)
 	dir := filepath.Join(t.TempDir(), "weather")
-	copyTree(t, fixtureDir(t, "openclaw-tool"), dir)
+	testenv.CopyTree(t, fixtureDir(t, "openclaw-tool"), dir)
 	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +104,7 @@ func TestOpenClawExportAgreesWithTheRealCLI(t *testing.T) {
 // registering them, gets its manifest from the entry and its registrations.
 func TestOpenClawPluginEntry(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "echoes")
-	copyTree(t, fixtureDir(t, "openclaw-entry"), dir)
+	testenv.CopyTree(t, fixtureDir(t, "openclaw-entry"), dir)
 	p, res := loadFixture(t, dir, pack.OpenClaw)
 	m, err := OpenClawManifest(p, res)
 	if err != nil {

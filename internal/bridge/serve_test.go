@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 // TestServeWithTheTypeScriptClient drives `plaios mcp serve`'s server with the real MCP
@@ -171,7 +172,7 @@ func TestServeOtherRuntimes(t *testing.T) {
 	})
 	t.Run("pi", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "pi")
-		copyTree(t, fixtureDir(t, "pi-ext"), dir)
+		testenv.CopyTree(t, fixtureDir(t, "pi-ext"), dir)
 		p, err := Open(dir, pack.Pi)
 		if err != nil {
 			t.Fatal(err)

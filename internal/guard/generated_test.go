@@ -28,7 +28,7 @@ func TestGeneratedPacksPass(t *testing.T) {
 	})
 	types := filepath.Join(testenv.RepoRoot(t), "testdata", "plaios-types")
 	for _, name := range []string{"core", "microfrontend"} {
-		copyInto(t, filepath.Join(types, name), filepath.Join(repo, "types", name))
+		testenv.CopyTree(t, filepath.Join(types, name), filepath.Join(repo, "types", name))
 	}
 	var made []*scaffold.Scaffold
 	for _, o := range []scaffold.Options{
@@ -106,27 +106,5 @@ func TestGeneratedPacksPass(t *testing.T) {
 	}
 	if r := byDir(rep)["packages/every-kind"]; r != nil && len(r.Descriptors) != 11 {
 		t.Errorf("every-kind loaded %d interfaces, want 11", len(r.Descriptors))
-	}
-}
-
-func copyInto(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -88,7 +88,7 @@ func TestGeneratedPackagesBuildAndPass(t *testing.T) {
 	})
 	types := filepath.Join(testenv.RepoRoot(t), "testdata", "plaios-types")
 	for _, name := range []string{"core", "microfrontend"} {
-		copyDir(t, filepath.Join(types, name), filepath.Join(repo, "types", name))
+		testenv.CopyTree(t, filepath.Join(types, name), filepath.Join(repo, "types", name))
 	}
 	var made []*Scaffold
 	for _, opts := range e2ePackages() {
@@ -195,7 +195,7 @@ func compileAgainstFloor(t *testing.T, repo string, s *Scaffold) {
 		t.Fatalf("the floor tarball is not @framers/agentos %s", floor)
 	}
 	pack := filepath.Join(dir, "pack")
-	copyDir(t, filepath.Join(s.Dir, "src"), filepath.Join(pack, "src"))
+	testenv.CopyTree(t, filepath.Join(s.Dir, "src"), filepath.Join(pack, "src"))
 	copyFile(t, filepath.Join(s.Dir, "tsconfig.json"), filepath.Join(pack, "tsconfig.json"))
 	testenv.Run(t, pack, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit")
 }
@@ -252,24 +252,6 @@ func untar(t *testing.T, tgz, dest string) {
 			t.Fatal(err)
 		}
 		out.Close()
-	}
-}
-
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		copyFile(t, p, filepath.Join(dst, rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -314,3 +314,31 @@ func SkipShort(t testing.TB, why string) {
 		t.Skip(why + " (under -short; testing.Short)")
 	}
 }
+
+// CopyTree copies the folder src into dst (created as needed), keeping file modes, so that a
+// test works on a copy of a fixture and cannot change testdata.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
