@@ -522,7 +522,25 @@ func (p *parser) array(depth int) (*Value, error) {
 func (p *parser) str() (string, error) {
 	start := p.pos()
 	quote := p.advance()
+	// Fast path: a run of printable ASCII with no escape, the common case, is sliced out
+	// whole instead of being decoded rune by rune.
+	i := p.off
+	for i < len(p.src) {
+		c := p.src[i]
+		if c < 0x20 || c >= 0x80 || c == '\\' || rune(c) == quote {
+			break
+		}
+		i++
+	}
+	run := p.src[p.off:i]
+	p.col += i - p.off
+	p.off = i
+	if i < len(p.src) && rune(p.src[i]) == quote {
+		p.advance()
+		return string(run), nil
+	}
 	var b strings.Builder
+	b.Write(run)
 	for {
 		if p.off >= len(p.src) {
 			return "", &SyntaxError{Pos: start, Msg: "unterminated string"}

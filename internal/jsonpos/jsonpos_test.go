@@ -142,7 +142,47 @@ func FuzzParse(f *testing.F) {
 		if err == nil && json.Unmarshal(data, &want) == nil && !reflect.DeepEqual(v.Interface(), want) {
 			t.Fatalf("values differ for %q", data)
 		}
+		if err == nil {
+			checkPositions(t, data, v)
+		}
 	})
+}
+
+// checkPositions requires every value's and key's line and column to be what counting the
+// characters before its offset gives.
+func checkPositions(t *testing.T, data []byte, v *Value) {
+	t.Helper()
+	want := func(off int) (line, col int) {
+		line, col = 1, 1
+		s := data[:off]
+		for i, r := range string(s) {
+			switch {
+			case r == '\n':
+				line, col = line+1, 1
+			case r == '\r' && (i+1 >= len(s) || s[i+1] != '\n') && !(i+1 == len(s) && off < len(data) && data[off] == '\n'):
+				line, col = line+1, 1
+			default:
+				col++
+			}
+		}
+		return line, col
+	}
+	var walk func(v *Value)
+	walk = func(v *Value) {
+		if l, c := want(v.Pos.Offset); l != v.Pos.Line || c != v.Pos.Col {
+			t.Fatalf("value at offset %d: got %d:%d, want %d:%d in %q", v.Pos.Offset, v.Pos.Line, v.Pos.Col, l, c, data)
+		}
+		for _, m := range v.Members {
+			if l, c := want(m.KeyPos.Offset); l != m.KeyPos.Line || c != m.KeyPos.Col {
+				t.Fatalf("key %q at offset %d: got %d:%d, want %d:%d in %q", m.Key, m.KeyPos.Offset, m.KeyPos.Line, m.KeyPos.Col, l, c, data)
+			}
+			walk(m.Value)
+		}
+		for _, it := range v.Items {
+			walk(it)
+		}
+	}
+	walk(v)
 }
 
 // FuzzParseJSON5 checks that ParseJSON5 never panics and that every JSON document is also
@@ -154,6 +194,9 @@ y'`, `/* c */ {}`, `{"a":1,}`} {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v5, err5 := ParseJSON5(data)
+		if err5 == nil && isValidUTF8(data) && !strings.HasPrefix(string(data), "\ufeff") {
+			checkPositions(t, data, v5)
+		}
 		v, err := Parse(data)
 		if err == nil {
 			if err5 != nil {
