@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/plaios/plaios/internal/semver"
 
 	"github.com/plaios/plaios/internal/catalog"
 	"github.com/plaios/plaios/internal/config"

@@ -41,8 +41,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
-	"gopkg.in/yaml.v3"
+	"github.com/plaios/plaios/internal/semver"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/plaios/plaios/internal/semver"
 )
 
 // pkgAt builds a package with a package.json and an entry file, both shipped.

@@ -1,21 +1,21 @@
 package release
 
 import (
-	"github.com/Masterminds/semver/v3"
+	"github.com/plaios/plaios/internal/semver"
 )
 
 // parseVersion reads a version as npm publishes it: strict semver (no "v", no shortened
 // forms); build metadata is allowed and ignored by comparisons.
 func parseVersion(s string) (*semver.Version, bool) {
-	v, err := semver.StrictNewVersion(s)
+	v, err := semver.Parse(s)
 	if err != nil {
 		return nil, false
 	}
 	return v, true
 }
 
-// The bumps follow `npm version` (node-semver's inc), including prereleases, where
-// Masterminds' IncMinor/IncMajor differ: a prerelease is finished rather than skipped.
+// The bumps follow `npm version` (node-semver's inc), including prereleases: a prerelease is
+// finished rather than skipped.
 //
 //	patch: 1.2.3 → 1.2.4, 1.2.4-rc.1 → 1.2.4
 //	minor: 0.3.1 → 0.4.0, 0.4.0-rc.1 → 0.4.0, 0.4.1-rc.1 → 0.5.0
@@ -25,26 +25,26 @@ func parseVersion(s string) (*semver.Version, bool) {
 // published or tagged.
 func nextPatch(v *semver.Version) *semver.Version {
 	if v.Prerelease() != "" {
-		return semver.New(v.Major(), v.Minor(), v.Patch(), "", "")
+		return semver.New(v.Major, v.Minor, v.Patch)
 	}
-	return semver.New(v.Major(), v.Minor(), v.Patch()+1, "", "")
+	return semver.New(v.Major, v.Minor, v.Patch+1)
 }
 
 func nextMinor(v *semver.Version) *semver.Version {
-	if v.Prerelease() != "" && v.Patch() == 0 {
-		return semver.New(v.Major(), v.Minor(), 0, "", "")
+	if v.Prerelease() != "" && v.Patch == 0 {
+		return semver.New(v.Major, v.Minor, 0)
 	}
-	return semver.New(v.Major(), v.Minor()+1, 0, "", "")
+	return semver.New(v.Major, v.Minor+1, 0)
 }
 
 func nextMajor(v *semver.Version) *semver.Version {
-	if v.Prerelease() != "" && v.Minor() == 0 && v.Patch() == 0 {
-		return semver.New(v.Major(), 0, 0, "", "")
+	if v.Prerelease() != "" && v.Minor == 0 && v.Patch == 0 {
+		return semver.New(v.Major, 0, 0)
 	}
-	return semver.New(v.Major()+1, 0, 0, "", "")
+	return semver.New(v.Major+1, 0, 0)
 }
 
-var one = semver.New(1, 0, 0, "", "")
+var one = semver.New(1, 0, 0)
 
 // breakingFloor is the lowest version a breaking change may publish after last: the next
 // major from 1.0.0 on, the next minor below it.
@@ -65,6 +65,6 @@ func meetsFloor(written, floor *semver.Version) bool {
 	if written.Prerelease() == "" {
 		return false
 	}
-	core := semver.New(written.Major(), written.Minor(), written.Patch(), "", "")
+	core := semver.New(written.Major, written.Minor, written.Patch)
 	return core.Compare(floor) >= 0
 }

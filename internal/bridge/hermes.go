@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // HermesServer is one entry of Hermes's mcp_servers (~/.hermes/config.yaml).

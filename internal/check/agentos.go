@@ -7,7 +7,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/plaios/plaios/internal/semver"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/pack"
@@ -140,8 +140,8 @@ func runAgentOSVersion(p *Pass) {
 
 // ahead says which of the manifest's and package.json's versions is ahead.
 func ahead(manifest, pkg string) string {
-	a, errA := semver.NewVersion(manifest)
-	b, errB := semver.NewVersion(pkg)
+	a, errA := semver.ParseLoose(manifest)
+	b, errB := semver.ParseLoose(pkg)
 	if errA != nil || errB != nil {
 		return "they must be equal"
 	}
@@ -294,62 +294,15 @@ func runAgentOSPeerRange(p *Pass) {
 	if peer.Kind != jsonpos.String {
 		return
 	}
-	if bounded(peer.Str) {
-		floor := lowerBound(peer.Str)
-		hint := "use a floor without a ceiling, such as \">=0.9.0\""
-		if floor != "" {
-			hint = fmt.Sprintf("write \">=%s\"", floor)
-		}
-		p.ReportJSON(p.PackageJSON(), peer, fmt.Sprintf("the @framers/agentos peer range %q has an upper bound", peer.Str), hint)
+	rng, err := semver.ParseRange(peer.Str)
+	if err != nil || !rng.Bounded() {
+		return // not an npm range (workspace:*, a URL) or one without a ceiling
 	}
-}
-
-// bounded reports whether a range admits only versions below some ceiling.
-func bounded(rng string) bool {
-	rng = strings.TrimSpace(rng)
-	if rng == "*" || rng == "" || rng == "x" || rng == "latest" {
-		return false
+	hint := "use a floor without a ceiling, such as \">=0.9.0\""
+	if min := rng.MinVersion(); min != nil && (min.Major|min.Minor|min.Patch != 0 || len(min.Pre) > 0) {
+		hint = fmt.Sprintf("write \">=%s\"", min)
 	}
-	for _, alt := range strings.Split(rng, "||") {
-		alt = strings.TrimSpace(alt)
-		if alt == "*" || alt == "" {
-			return false
-		}
-		if strings.ContainsAny(alt, "^~<") || strings.Contains(alt, " - ") {
-			continue
-		}
-		fields := strings.Fields(alt)
-		unbounded := true
-		for _, f := range fields {
-			if !strings.HasPrefix(f, ">") {
-				unbounded = false
-			}
-		}
-		if unbounded {
-			return false
-		}
-		// A bare or x-range version (1.2.3, 1.x) is bounded.
-	}
-	return true
-}
-
-// lowerBound returns the lowest version a simple range names, or "".
-func lowerBound(rng string) string {
-	c, err := semver.NewConstraint(rng)
-	if err != nil {
-		return ""
-	}
-	for _, alt := range strings.Split(rng, "||") {
-		f := strings.Fields(strings.TrimSpace(alt))
-		if len(f) == 0 {
-			continue
-		}
-		v := strings.TrimLeft(f[0], "^~>=v")
-		if sv, err := semver.NewVersion(v); err == nil && c.Check(sv) {
-			return sv.String()
-		}
-	}
-	return ""
+	p.ReportJSON(p.PackageJSON(), peer, fmt.Sprintf("the @framers/agentos peer range %q has an upper bound", peer.Str), hint)
 }
 
 func runRoleMissing(p *WorkspacePass) {

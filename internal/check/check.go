@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/npm/packlist"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/plaios/plaios/internal/semver"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/npm/exports"
@@ -233,7 +233,7 @@ func SemverProblem(s string) string {
 	if len(s) > 256 {
 		return "it is longer than 256 characters"
 	}
-	if _, err := semver.StrictNewVersion(s); err != nil {
+	if _, err := semver.Parse(s); err != nil {
 		switch {
 		case strings.HasPrefix(s, "v") || strings.HasPrefix(s, "="):
 			return "drop the leading " + s[:1]
@@ -246,7 +246,7 @@ func SemverProblem(s string) string {
 }
 
 func versionHint(s string) string {
-	if v, err := semver.NewVersion(s); err == nil {
+	if v, err := semver.ParseLoose(s); err == nil {
 		return fmt.Sprintf("write %q", v.String())
 	}
 	return ""

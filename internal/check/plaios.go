@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/npm/exports"
 	"github.com/plaios/plaios/internal/pack"

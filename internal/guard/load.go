@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/pack"

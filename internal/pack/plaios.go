@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // PLAIOSKinds are the eleven interface kinds, in the host's load order, with the class suffix

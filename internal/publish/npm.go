@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/plaios/plaios/internal/semver"
 )
 
 // npmKind sorts the ways `npm publish` ends.
@@ -80,7 +80,7 @@ var distTagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // distTag is the npm dist-tag of a prerelease version (its first prerelease identifier,
 // "next" when that cannot be a tag); "" for a release version, which goes to latest.
 func distTag(version string) string {
-	v, err := semver.StrictNewVersion(version)
+	v, err := semver.Parse(version)
 	if err != nil || v.Prerelease() == "" {
 		return ""
 	}
@@ -94,7 +94,7 @@ func distTag(version string) string {
 
 // isPrerelease reports whether a version has a prerelease part.
 func isPrerelease(version string) bool {
-	v, err := semver.StrictNewVersion(version)
+	v, err := semver.Parse(version)
 	return err == nil && v.Prerelease() != ""
 }
 

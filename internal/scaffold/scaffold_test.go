@@ -13,7 +13,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/testenv"

@@ -15,7 +15,7 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 )
