@@ -321,6 +321,7 @@ func runRoleMissing(p *WorkspacePass) {
 		if _, ok := p.WS.Roles.Roles[pk.Dir]; ok {
 			continue
 		}
+		p.WS.Load(pk)
 		at := p.WS.Roles.Value.Get("roles")
 		line, col := 1, 1
 		if at != nil {

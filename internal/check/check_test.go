@@ -167,3 +167,33 @@ func ruleOf(name string) string {
 	}
 	return best
 }
+
+// TestValidateOnePackageOfAWorkspace validates one package of a repository: only that
+// package is checked, and the workspace rules still name the other packages they concern.
+func TestValidateOnePackageOfAWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"pnpm-workspace.yaml":        "packages:\n  - \"packages/*\"\n",
+		"package.json":               `{"name":"root","private":true}`,
+		"scripts/package-roles.json": `{"roles":{"packages/a":"pack"}}`,
+		"packages/a/package.json":    `{"name":"a","version":"v1"}`,
+		"packages/b/package.json":    `{"name":"@x/b-has-no-role","version":"1.0.0"}`,
+		"packages/c/package.json":    `{"name": broken`,
+	})
+	res, err := Validate([]string{"packages/a"}, ValidateOptions{WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Targets) != 1 || res.Targets[0].Pack.Dir != "packages/a" {
+		t.Fatalf("targets = %+v", res.Targets)
+	}
+	got := render(res.Diagnostics)
+	for _, want := range []string{"packages/a/package.json:1:23: error package-version-invalid", "workspace package @x/b-has-no-role (packages/b) has no role"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "packages/c/package.json") {
+		t.Errorf("a package that was not asked for was checked:\n%s", got)
+	}
+}

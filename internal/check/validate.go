@@ -61,7 +61,7 @@ func Validate(paths []string, opts ValidateOptions) (*Result, error) {
 		root := workspace.FindRoot(abs)
 		g := groups[root]
 		if g == nil {
-			ws, err := workspace.Open(root)
+			ws, err := workspace.OpenLazy(root)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", p, err)
 			}
@@ -95,11 +95,15 @@ func Validate(paths []string, opts ValidateOptions) (*Result, error) {
 	res := &Result{}
 	for _, root := range order {
 		g := groups[root]
-		var packs []*pack.Pack
+		var selected []*workspace.Package
 		for _, pk := range g.ws.Packages {
-			if g.dirs != nil && !g.dirs[pk.Dir] {
-				continue
+			if g.dirs == nil || g.dirs[pk.Dir] {
+				selected = append(selected, pk)
 			}
+		}
+		g.ws.Load(selected...)
+		var packs []*pack.Pack
+		for _, pk := range selected {
 			packs = append(packs, pack.Load(g.ws, pk, opts.Runtime))
 		}
 		diags := Run(g.ws, packs, opts.Options)

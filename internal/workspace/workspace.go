@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -48,13 +49,15 @@ type Workspace struct {
 	// Problems found while reading the workspace files themselves (a broken
 	// pnpm-workspace.yaml, a role map that is not JSON, …).
 	Problems []Problem
+
+	loadMu sync.Mutex
 }
 
 // Package is one workspace package.
 type Package struct {
-	Dir  string // slash path relative to the root; "." for the root
-	Role string // from the role map; "" when none is given
-	JSON *PackageJSON
+	Dir  string       // slash path relative to the root; "." for the root
+	Role string       // from the role map; "" when none is given
+	JSON *PackageJSON // nil until Load when the workspace was opened with OpenLazy
 }
 
 // Problem is a fault in a workspace file, with its position.
@@ -178,6 +181,17 @@ func exists(fsys fs.FS, name string) bool {
 
 // Open discovers the workspace whose root is the folder dir on disk.
 func Open(dir string) (*Workspace, error) {
+	return open(dir, false)
+}
+
+// OpenLazy is Open without reading the packages' package.json files: a caller that needs only
+// some packages reads theirs with Load. Validating one package of a repository of hundreds
+// costs one file instead of hundreds this way.
+func OpenLazy(dir string) (*Workspace, error) {
+	return open(dir, true)
+}
+
+func open(dir string, lazy bool) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -189,7 +203,7 @@ func Open(dir string) (*Workspace, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a folder", dir)
 	}
-	ws, err := Discover(os.DirFS(abs))
+	ws, err := discover(os.DirFS(abs), lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +213,10 @@ func Open(dir string) (*Workspace, error) {
 
 // Discover reads the workspace rooted at fsys's top.
 func Discover(fsys fs.FS) (*Workspace, error) {
+	return discover(fsys, false)
+}
+
+func discover(fsys fs.FS, lazy bool) (*Workspace, error) {
 	ws := &Workspace{FS: fsys, PackManager: "npm"}
 	var globs []string
 	hasPnpm := exists(fsys, "pnpm-workspace.yaml")
@@ -265,7 +283,7 @@ func Discover(fsys fs.FS) (*Workspace, error) {
 		p := &Package{Dir: d}
 		if d == "." {
 			p.JSON = rootJSON
-		} else {
+		} else if !lazy {
 			p.JSON = ReadPackageJSON(fsys, d)
 		}
 		if ws.Roles != nil {
@@ -274,6 +292,17 @@ func Discover(fsys fs.FS) (*Workspace, error) {
 		ws.Packages = append(ws.Packages, p)
 	}
 	return ws, nil
+}
+
+// Load reads the package.json of each of pkgs that OpenLazy left unread.
+func (ws *Workspace) Load(pkgs ...*Package) {
+	ws.loadMu.Lock()
+	defer ws.loadMu.Unlock()
+	for _, p := range pkgs {
+		if p.JSON == nil {
+			p.JSON = ReadPackageJSON(ws.FS, p.Dir)
+		}
+	}
 }
 
 // Package returns the package at dir, or nil.

@@ -118,3 +118,51 @@ func mkdirWrite(p, content string) error {
 	}
 	return os.WriteFile(p, []byte(content), 0o644)
 }
+
+func TestOpenLazyReadsOnlyWhatIsLoaded(t *testing.T) {
+	root := t.TempDir()
+	for name, data := range map[string]string{
+		"pnpm-workspace.yaml":       "packages:\n  - \"packages/*\"\n",
+		"package.json":              `{"name":"root","private":true}`,
+		"packages/a/package.json":   `{"name":"a","version":"1.0.0"}`,
+		"packages/b/package.json":   `{"name":"b","version":"2.0.0"}`,
+		"packages/c/package.json":   `{"name": broken`,
+		"packages/notpkg/README.md": "no package.json",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lazy, err := OpenLazy(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dirs(lazy) != dirs(eager) || dirs(lazy) != "packages/a packages/b packages/c" {
+		t.Fatalf("lazy packages %q, eager %q", dirs(lazy), dirs(eager))
+	}
+	for _, p := range lazy.Packages {
+		if p.JSON != nil {
+			t.Errorf("%s: package.json read before Load", p.Dir)
+		}
+	}
+	b := lazy.Package("packages/b")
+	lazy.Load(b, b)
+	if b.JSON == nil || b.JSON.Version != "2.0.0" || lazy.Package("packages/a").JSON != nil {
+		t.Errorf("after Load(b): b = %+v, a read = %v", b.JSON, lazy.Package("packages/a").JSON != nil)
+	}
+	lazy.Load(lazy.Packages...)
+	for i, p := range lazy.Packages {
+		e := eager.Packages[i].JSON
+		if p.JSON.Name != e.Name || (p.JSON.Err == nil) != (e.Err == nil) {
+			t.Errorf("%s: lazy %+v, eager %+v", p.Dir, p.JSON, e)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package minimatch
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,28 @@ func FuzzMinimatch(f *testing.F) {
 		}
 		braceExpand(pattern)
 		unescape(pattern)
+	})
+}
+
+// FuzzFastShapes checks the hand-written shape tests against minimatch's own expressions.
+func FuzzFastShapes(f *testing.F) {
+	for _, s := range []string{"*", "**", "*.js", "*.*", ".*", "??", "??.md", "?a*", "*(a)", ".", "", "*.", "*a+b", "*\n"} {
+		f.Add(s)
+	}
+	stars := regexp.MustCompile(`^\*+$`)
+	starExt := regexp.MustCompile(`^\*+([^+@!?*\[(]*)$`)
+	qm := regexp.MustCompile(`^\?+([^+@!?*\[(]*)?$`)
+	starDotStar := regexp.MustCompile(`^\*+\.\*+$`)
+	dotStar := regexp.MustCompile(`^\.\*+$`)
+	f.Fuzz(func(t *testing.T, p string) {
+		if isStars(p) != stars.MatchString(p) || isStarDotStar(p) != starDotStar.MatchString(p) || isDotStar(p) != dotStar.MatchString(p) {
+			t.Fatalf("shape tests disagree on %q", p)
+		}
+		if ext, ok := starDotExt(p); ok != starExt.MatchString(p) || (ok && ext != starExt.FindStringSubmatch(p)[1]) {
+			t.Fatalf("starDotExt(%q) = %q, %v", p, ext, ok)
+		}
+		if ext, ok := qmarks(p); ok != qm.MatchString(p) || (ok && ext != qm.FindStringSubmatch(p)[1]) {
+			t.Fatalf("qmarks(%q) = %q, %v", p, ext, ok)
+		}
 	})
 }

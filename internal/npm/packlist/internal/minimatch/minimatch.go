@@ -9,9 +9,7 @@ package minimatch
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // Options are the minimatch options the port supports.
@@ -163,24 +161,62 @@ func levelOneOptimize(globParts [][]string) [][]string {
 	return out
 }
 
-var (
-	starRE        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*+$`) })
-	starDotExtRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*+([^+@!?*\[(]*)$`) })
-	qmarksRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\?+([^+@!?*\[(]*)?$`) })
-	starDotStarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*+\.\*+$`) })
-	dotStarRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.\*+$`) })
-)
+// The shapes minimatch tests without a regular expression, recognized as its expressions
+// recognize them (/^\*+$/, /^\*+([^+@!?\*\[\(]*)$/, /^\?+([^+@!?\*\[\(]*)?$/,
+// /^\*+\.\*+$/, /^\.\*+$/) but by hand, so that no regexp is compiled when a process starts.
+
+// run returns how many bytes of s from i on are c.
+func run(s string, i int, c byte) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == c {
+		n++
+	}
+	return n
+}
+
+// plainExt reports whether s holds none of the characters that end a fast-test extension.
+func plainExt(s string) bool { return !strings.ContainsAny(s, "+@!?*[(") }
+
+func isStars(p string) bool { return p != "" && run(p, 0, '*') == len(p) }
+
+func starDotExt(p string) (string, bool) {
+	n := run(p, 0, '*')
+	if n == 0 || !plainExt(p[n:]) {
+		return "", false
+	}
+	return p[n:], true
+}
+
+func qmarks(p string) (string, bool) {
+	n := run(p, 0, '?')
+	if n == 0 || !plainExt(p[n:]) {
+		return "", false
+	}
+	return p[n:], true
+}
+
+func isStarDotStar(p string) bool {
+	n := run(p, 0, '*')
+	if n == 0 || n >= len(p) || p[n] != '.' {
+		return false
+	}
+	m := run(p, n+1, '*')
+	return m > 0 && n+1+m == len(p)
+}
+
+func isDotStar(p string) bool {
+	return len(p) > 1 && p[0] == '.' && run(p, 1, '*') == len(p)-1
+}
 
 func (m *Minimatch) fastTest(pattern string) func(string) bool {
 	o := m.opts
-	if starRE().MatchString(pattern) {
+	if isStars(pattern) {
 		if o.Dot {
 			return func(f string) bool { return f != "" && f != "." && f != ".." }
 		}
 		return func(f string) bool { return f != "" && !strings.HasPrefix(f, ".") }
 	}
-	if sm := starDotExtRE().FindStringSubmatch(pattern); sm != nil {
-		ext := sm[1]
+	if ext, ok := starDotExt(pattern); ok {
 		switch {
 		case o.NoCase && o.Dot:
 			ext = jsLower(ext)
@@ -193,9 +229,8 @@ func (m *Minimatch) fastTest(pattern string) func(string) bool {
 		}
 		return func(f string) bool { return !strings.HasPrefix(f, ".") && strings.HasSuffix(f, ext) }
 	}
-	if sm := qmarksRE().FindStringSubmatch(pattern); sm != nil {
-		n := utf16Len(sm[0])
-		ext := sm[1]
+	if ext, ok := qmarks(pattern); ok {
+		n := utf16Len(pattern)
 		noext := func(f string) bool { return utf16Len(f) == n && !strings.HasPrefix(f, ".") }
 		if o.Dot {
 			noext = func(f string) bool { return utf16Len(f) == n && f != "." && f != ".." }
@@ -209,13 +244,13 @@ func (m *Minimatch) fastTest(pattern string) func(string) bool {
 		}
 		return func(f string) bool { return noext(f) && strings.HasSuffix(f, ext) }
 	}
-	if starDotStarRE().MatchString(pattern) {
+	if isStarDotStar(pattern) {
 		if o.Dot {
 			return func(f string) bool { return f != "." && f != ".." && strings.Contains(f, ".") }
 		}
 		return func(f string) bool { return !strings.HasPrefix(f, ".") && strings.Contains(f, ".") }
 	}
-	if dotStarRE().MatchString(pattern) {
+	if isDotStar(pattern) {
 		return func(f string) bool { return f != "." && f != ".." && strings.HasPrefix(f, ".") }
 	}
 	return nil
