@@ -15,12 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plaios/plaios/internal/semver"
-
 	"github.com/plaios/plaios/internal/catalog"
 	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/npm/registry/registrytest"
+	"github.com/plaios/plaios/internal/semver"
 	"github.com/plaios/plaios/internal/testenv"
 	"github.com/plaios/plaios/release"
 	"github.com/plaios/plaios/release/releaseplan/plantest"

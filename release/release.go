@@ -41,10 +41,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/plaios/plaios/internal/semver"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/semver"
 )
 
 // SchemaVersion is the version of the plan.json format.

@@ -7,10 +7,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/plaios/plaios/internal/semver"
-
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/semver"
 	"github.com/plaios/plaios/internal/workspace"
 )
 

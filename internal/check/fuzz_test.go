@@ -1,6 +1,7 @@
 package check
 
 import (
+	"regexp"
 	"testing"
 	"testing/fstest"
 
@@ -45,6 +46,29 @@ func FuzzValidate(f *testing.F) {
 					t.Fatalf("a rule panicked: %+v", d)
 				}
 			}
+		}
+	})
+}
+
+// FuzzHandMatchers holds the hand-written matchers to the expressions they replace.
+func FuzzHandMatchers(f *testing.F) {
+	for _, s := range []string{"", "a", "@s/a", "@/a", "@s/", "@s/a/b", "a/b", "@s", "API_KEY", "9X", "_x1", "# t\n```ts\n", "    ```", "   ~~~x", "x\n  ```", "\n\n~~"} {
+		f.Add(s)
+	}
+	scoped := regexp.MustCompile(`^(?:@([^/]+?)/)?([^/]+?)$`)
+	fence := regexp.MustCompile("(?m)^ {0,3}(```|~~~)")
+	env := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		m := scoped.FindStringSubmatch(s)
+		scope, last, ok := splitName(s)
+		if ok != (m != nil) || (ok && (scope != m[1] || last != m[2])) {
+			t.Fatalf("splitName(%q) = %q, %q, %v; the expression gives %q", s, scope, last, ok, m)
+		}
+		if hasFence([]byte(s)) != fence.MatchString(s) {
+			t.Fatalf("hasFence(%q) = %v", s, !fence.MatchString(s))
+		}
+		if isEnvName(s) != env.MatchString(s) {
+			t.Fatalf("isEnvName(%q) = %v", s, !env.MatchString(s))
 		}
 	})
 }

@@ -1,23 +1,21 @@
 package check
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/plaios/plaios/internal/semver"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/npm/exports"
 	"github.com/plaios/plaios/internal/npm/packlist"
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/secretscan"
+	"github.com/plaios/plaios/internal/semver"
 )
 
 func init() {
@@ -140,7 +138,19 @@ func init() {
 	}
 }
 
-var scopedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:@([^/]+?)/)?([^/]+?)$`) })
+// splitName splits a package name as `^(?:@([^/]+?)/)?([^/]+?)$` does: an optional scope and
+// the name after it; ok is false when the name has any other shape.
+func splitName(name string) (scope, last string, ok bool) {
+	if strings.HasPrefix(name, "@") {
+		if i := strings.IndexByte(name, '/'); i > 1 && i+1 < len(name) && !strings.Contains(name[i+1:], "/") {
+			return name[1:i], name[i+1:], true
+		}
+	}
+	if name != "" && !strings.Contains(name, "/") {
+		return "", name, true
+	}
+	return "", "", false
+}
 
 // NPMNameProblem says why npm would refuse name for a new package ("" when it is valid),
 // following validate-npm-package-name.
@@ -163,18 +173,17 @@ func NPMNameProblem(name string) string {
 	case strings.ToLower(name) != name:
 		return "a name cannot contain capital letters"
 	}
-	parts := scopedName().FindStringSubmatch(name)
-	last := name
-	if parts != nil {
-		last = parts[2]
+	scope, last, ok := splitName(name)
+	if !ok {
+		last = name
 	}
 	if strings.ContainsAny(last, "~'!()*") {
 		return "a name cannot contain special characters (\"~'!()*\")"
 	}
-	if parts == nil {
+	if !ok {
 		return "a name must be URL-safe (one optional @scope/ then the name)"
 	}
-	for _, part := range parts[1:] {
+	for _, part := range []string{scope, last} {
 		if part != "" && url.PathEscape(part) != part || strings.ContainsAny(part, ":@/?#[]$&+,;= ") {
 			return "a name can only contain URL-safe characters"
 		}
@@ -448,7 +457,26 @@ func runSecretShipped(p *Pass) {
 	}
 }
 
-var fencedCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?m)^ {0,3}(```|~~~)") })
+// hasFence reports whether a line of text opens a fenced code block: up to three spaces,
+// then ``` or ~~~ (CommonMark), as `(?m)^ {0,3}(```|~~~)` finds.
+func hasFence(text []byte) bool {
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		n := 0
+		for n < 3 && n < len(line) && line[n] == ' ' {
+			n++
+		}
+		if bytes.HasPrefix(line[n:], []byte("```")) || bytes.HasPrefix(line[n:], []byte("~~~")) {
+			return true
+		}
+	}
+	return false
+}
 
 func runReadme(p *Pass) {
 	if p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
@@ -471,7 +499,7 @@ func runReadme(p *Pass) {
 	}
 	for _, r := range readmes {
 		data, err := fs.ReadFile(p.WS.FS, p.Pack.File(r))
-		if err == nil && fencedCode().Match(data) {
+		if err == nil && hasFence(data) {
 			return
 		}
 	}

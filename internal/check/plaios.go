@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"regexp"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -311,7 +309,16 @@ func runPLAIOSVersion(p *Pass) {
 	}
 }
 
-var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+// isEnvName reports whether s is a portable environment variable name, [A-Za-z_][A-Za-z0-9_]*.
+func isEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 func runPLAIOSConfig(p *Pass) {
 	m := plaiosModel(p)
@@ -342,7 +349,7 @@ func runPLAIOSConfig(p *Pass) {
 					typ = ""
 				}
 			}
-			if f.Env != nil && !envName().MatchString(pack.Scalar(f.Env)) {
+			if f.Env != nil && !isEnvName(pack.Scalar(f.Env)) {
 				p.ReportNode(m.File, f.Env, fmt.Sprintf("config field %q reads env %q, which is not an environment variable name", key, f.Env.Value), "use letters, digits and underscores, e.g. WEATHER_API_KEY")
 			}
 			if f.Default == nil || typ == "" {

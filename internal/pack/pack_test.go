@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"regexp"
 	"testing"
 	"testing/fstest"
 
@@ -97,4 +98,33 @@ func TestYAMLTypeIsYAML12Core(t *testing.T) {
 			t.Errorf("version: %s reads as %s, want %s", src, got, want)
 		}
 	}
+}
+
+// FuzzCoreType holds the hand-written YAML 1.2 core schema resolution to the schema's own
+// regular expressions.
+func FuzzCoreType(f *testing.F) {
+	for _, s := range []string{"", "~", "null", "NULL", "nUll", "true", "False", "yes", "1", "-1", "+0", "0o17", "0o8", "0x1F", "0xg",
+		"1_000", "0b101", "1.", ".5", "-.5", "1e3", "1.5E-3", "1e", ".", "+.inf", "-.Inf", ".nan", "-.nan", "2026-01-01", "1.2.3", "١"} {
+		f.Add(s)
+	}
+	null := regexp.MustCompile(`^(?:null|Null|NULL|~|)$`)
+	boolean := regexp.MustCompile(`^(?:true|True|TRUE|false|False|FALSE)$`)
+	integer := regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
+	float := regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	f.Fuzz(func(t *testing.T, v string) {
+		want := "string"
+		switch {
+		case null.MatchString(v):
+			want = "null"
+		case boolean.MatchString(v):
+			want = "boolean"
+		case integer.MatchString(v):
+			want = "integer"
+		case float.MatchString(v):
+			want = "float"
+		}
+		if got := coreType(v); got != want {
+			t.Fatalf("coreType(%q) = %s, the core schema says %s", v, got, want)
+		}
+	})
 }

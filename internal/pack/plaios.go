@@ -3,9 +3,7 @@ package pack
 import (
 	"fmt"
 	"io/fs"
-	"regexp"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -328,27 +326,97 @@ func YAMLType(n *yaml.Node) string {
 		}
 		return "string"
 	}
-	v := n.Value
-	c := core()
-	switch {
-	case c.null.MatchString(v):
+	return coreType(n.Value)
+}
+
+// coreType resolves a plain scalar by the YAML 1.2 core schema (yaml.org/spec/1.2.2, 10.3.2):
+// null `null|Null|NULL|~|`, bool `true|True|TRUE|false|False|FALSE`, int
+// `[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+`, float
+// `[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)`.
+// It is written out by hand so that no regexp compiles while validate runs; a fuzz test holds
+// it to those expressions.
+func coreType(v string) string {
+	switch v {
+	case "", "~", "null", "Null", "NULL":
 		return "null"
-	case c.bool.MatchString(v):
+	case "true", "True", "TRUE", "false", "False", "FALSE":
 		return "boolean"
-	case c.int.MatchString(v):
+	case ".nan", ".NaN", ".NAN":
+		return "float"
+	}
+	if isCoreInt(v) {
 		return "integer"
-	case c.float.MatchString(v):
+	}
+	if isCoreFloat(v) {
 		return "float"
 	}
 	return "string"
 }
 
-// core holds the YAML 1.2 core schema's tag resolution (yaml.org/spec/1.2.2, 10.3.2),
-// compiled on first use so that plaios's start does not pay for it.
-var core = sync.OnceValue(func() (c struct{ null, bool, int, float *regexp.Regexp }) {
-	c.null = regexp.MustCompile(`^(?:null|Null|NULL|~|)$`)
-	c.bool = regexp.MustCompile(`^(?:true|True|TRUE|false|False|FALSE)$`)
-	c.int = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$`)
-	c.float = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	return c
-})
+// digits returns how many bytes of s from i on are in [0-9] (or [0-7], [0-9a-fA-F]).
+func digits(s string, i int, ok func(byte) bool) int {
+	n := 0
+	for i+n < len(s) && ok(s[i+n]) {
+		n++
+	}
+	return n
+}
+
+func isDec(c byte) bool { return c >= '0' && c <= '9' }
+func isOct(c byte) bool { return c >= '0' && c <= '7' }
+func isHex(c byte) bool { return isDec(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func isCoreInt(v string) bool {
+	switch {
+	case strings.HasPrefix(v, "0o"):
+		return len(v) > 2 && digits(v, 2, isOct) == len(v)-2
+	case strings.HasPrefix(v, "0x"):
+		return len(v) > 2 && digits(v, 2, isHex) == len(v)-2
+	}
+	i := 0
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		i = 1
+	}
+	return len(v) > i && digits(v, i, isDec) == len(v)-i
+}
+
+func isCoreFloat(v string) bool {
+	i := 0
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		i = 1
+	}
+	switch v[i:] {
+	case ".inf", ".Inf", ".INF":
+		return true
+	}
+	// (\.[0-9]+ | [0-9]+(\.[0-9]*)?)
+	if n := digits(v, i, isDec); n > 0 {
+		i += n
+		if i < len(v) && v[i] == '.' {
+			i++
+			i += digits(v, i, isDec)
+		}
+	} else {
+		if i >= len(v) || v[i] != '.' {
+			return false
+		}
+		n := digits(v, i+1, isDec)
+		if n == 0 {
+			return false
+		}
+		i += 1 + n
+	}
+	// ([eE][-+]?[0-9]+)?
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '-' || v[i] == '+') {
+			i++
+		}
+		n := digits(v, i, isDec)
+		if n == 0 {
+			return false
+		}
+		i += n
+	}
+	return i == len(v)
+}

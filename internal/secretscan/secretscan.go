@@ -16,27 +16,27 @@ import (
 const MaxScan = 2 << 20
 
 type tokenPattern struct {
-	name string
-	re   *regexp.Regexp
+	name    string
+	needles []string // the pattern cannot match a file that holds none of these
+	re      func() *regexp.Regexp
 }
 
-// The patterns compile on first use: compiling them at init would cost every start of plaios
-// several milliseconds (the bounded repetitions are large).
-var (
-	patternsOnce  sync.Once
-	tokenPatterns []tokenPattern
-	npmrcSecret   *regexp.Regexp // an .npmrc auth line whose value is written out, not a ${VAR}
-)
+// Each pattern compiles on first use, and is only run on a file that holds one of its literal
+// needles: most files hold none, so most runs compile no expression and scan each file with
+// a few fast substring searches instead of five regexps.
+var tokenPatterns = []tokenPattern{
+	{"an npm access token", []string{"npm_"}, lazy(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{"a GitHub token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, lazy(`\bgh[pousr]_[A-Za-z0-9]{36,}\b`)},
+	{"a GitHub fine-grained token", []string{"github_pat_"}, lazy(`\bgithub_pat_[A-Za-z0-9_]{60,}\b`)},
+	{"an AWS access key id", []string{"AKIA", "ASIA"}, lazy(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
+	{"a private key", []string{"PRIVATE KEY"}, lazy(`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`)},
+}
 
-func compilePatterns() {
-	tokenPatterns = []tokenPattern{
-		{"an npm access token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-		{"a GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,}\b`)},
-		{"a GitHub fine-grained token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,}\b`)},
-		{"an AWS access key id", regexp.MustCompile(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-		{"a private key", regexp.MustCompile(`-----BEGIN ((RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY( BLOCK)?-----`)},
-	}
-	npmrcSecret = regexp.MustCompile(`(?m)^\s*[^#;\s]*:?(_authToken|_auth|_password)\s*=\s*([^\s$][^\s]*)\s*$`)
+// npmrcSecret is an .npmrc auth line whose value is written out, not a ${VAR}.
+var npmrcSecret = lazy(`(?m)^\s*[^#;\s]*:?(_authToken|_auth|_password)\s*=\s*([^\s$][^\s]*)\s*$`)
+
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // harmlessEnv are environment files that conventionally hold placeholders.
@@ -45,7 +45,6 @@ var harmlessEnv = map[string]bool{".env.example": true, ".env.sample": true, ".e
 // Scan reports whether a file (its slash path inside the package and its content) looks like
 // a credential, and why, in a phrase ("an environment file", "an npm access token on line 3").
 func Scan(name string, content []byte) (reason string, found bool) {
-	patternsOnce.Do(compilePatterns)
 	base := path.Base(name)
 	lower := strings.ToLower(base)
 	if len(content) > MaxScan {
@@ -55,7 +54,7 @@ func Scan(name string, content []byte) (reason string, found bool) {
 	case lower == ".env" || (strings.HasPrefix(lower, ".env.") && !harmlessEnv[lower]):
 		return "an environment file (.env files hold secrets)", true
 	case lower == ".npmrc":
-		if m := npmrcSecret.FindSubmatchIndex(content); m != nil {
+		if m := npmrcSecret().FindSubmatchIndex(content); m != nil {
 			return "an .npmrc with a written-out " + string(content[m[2]:m[3]]) + " on line " + itoa(lineOf(content, m[0])), true
 		}
 	case lower == "id_rsa" || lower == "id_dsa" || lower == "id_ecdsa" || lower == "id_ed25519":
@@ -67,11 +66,23 @@ func Scan(name string, content []byte) (reason string, found bool) {
 		return "", false
 	}
 	for _, p := range tokenPatterns {
-		if loc := p.re.FindIndex(content); loc != nil {
+		if !containsAny(content, p.needles) {
+			continue
+		}
+		if loc := p.re().FindIndex(content); loc != nil {
 			return p.name + " on line " + itoa(lineOf(content, loc[0])), true
 		}
 	}
 	return "", false
+}
+
+func containsAny(b []byte, needles []string) bool {
+	for _, n := range needles {
+		if bytes.Contains(b, []byte(n)) {
+			return true
+		}
+	}
+	return false
 }
 
 func isBinary(b []byte) bool {

@@ -27,6 +27,9 @@ func TestScan(t *testing.T) {
 		{"dist/index.js", "const ghp_name = 1; // ghp_short", ""},
 		{"README.md", "Set NPM_TOKEN in your CI.", ""},
 		{"img.png", "\x00\x01" + gh, ""},
+		{"dist/cfg.json", `{"t":"github_pat_` + strings.Repeat("a_B", 21) + `"}`, "a GitHub fine-grained token on line 1"},
+		{"dist/cfg.json", "x\nASIA0123456789ABCDEF\n", "an AWS access key id on line 2"},
+		{"dist/x.js", "ghs_" + strings.Repeat("k", 36), "a GitHub token on line 1"},
 	}
 	for _, c := range cases {
 		reason, found := Scan(c.name, []byte(c.content))
@@ -39,10 +42,18 @@ func TestScan(t *testing.T) {
 func FuzzScan(f *testing.F) {
 	f.Add(".npmrc", []byte("//x/:_authToken=y"))
 	f.Add("a.js", []byte("npm_"))
+	for _, s := range []string{"ghs_" + strings.Repeat("x", 40), "github_pat_" + strings.Repeat("A_", 31), "ASIA0123456789ABCDEF", "-----BEGIN PGP PRIVATE KEY BLOCK-----"} {
+		f.Add("dist/x.js", []byte(s))
+	}
 	f.Fuzz(func(t *testing.T, name string, content []byte) {
 		reason, found := Scan(name, content)
 		if found && reason == "" {
 			t.Fatal("found without a reason")
+		}
+		for _, p := range tokenPatterns {
+			if p.re().Match(content) && !containsAny(content, p.needles) {
+				t.Fatalf("%s matches %q, which holds none of its needles %q", p.name, content, p.needles)
+			}
 		}
 	})
 }
