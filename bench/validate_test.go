@@ -114,16 +114,28 @@ func BenchmarkValidateMonorepo(b *testing.B) {
 	b.ReportMetric(validateGoPerRun.Seconds()*1000, "ms/200-packs")
 }
 
-// BenchmarkValidateOnePackage runs `plaios validate <one pack>` (budget: under 20 ms wall).
+// BenchmarkValidateOnePackage runs `plaios validate <one pack>` (budget: under 20 ms wall), as a
+// pack author does: a lone package folder, then one pack of each runtime inside the 200-pack
+// monorepo (validate reads the whole workspace's layout and role map, and only that pack's files).
 func BenchmarkValidateOnePackage(b *testing.B) {
 	bin := startupBinary(b)
-	root, dirs := validateRepo(b, 8)
+	lone := b.TempDir()
+	testenv.WriteFiles(b, lone, map[string]string{
+		"package.json": `{"name":"lone-pack","version":"1.0.0","license":"MIT","type":"module","main":"./dist/index.js",
+"exports":{".":"./dist/index.js"},"files":["dist"]}`,
+		"dist/index.js": "export default {};\n",
+		"README.md":     "# lone-pack\n\n```sh\nnpm install lone-pack\n```\n",
+	})
+	root, dirs := validateRepo(b, validatePacks)
+	cases := []struct{ name, dir string }{{"lone", lone}}
 	for i, d := range dirs[:4] { // one of each runtime
-		b.Run([]string{"plaios", "agentos", "openclaw", "pi"}[i], func(b *testing.B) {
-			dir := filepath.Join(root, filepath.FromSlash(d))
-			runValidate(b, bin, dir)
+		cases = append(cases, struct{ name, dir string }{"monorepo-" + []string{"plaios", "agentos", "openclaw", "pi"}[i], filepath.Join(root, filepath.FromSlash(d))})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			runValidate(b, bin, c.dir)
 			for b.Loop() {
-				runValidate(b, bin, dir)
+				runValidate(b, bin, c.dir)
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/package")
 		})
