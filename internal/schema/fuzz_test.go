@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	js "github.com/santhosh-tekuri/jsonschema/v6"
@@ -306,3 +308,20 @@ type specRegexp struct{ re *jsRegexp }
 
 func (r specRegexp) String() string            { return r.re.source }
 func (r specRegexp) MatchString(s string) bool { return r.re.test(s) }
+
+// FuzzToolName holds ToolName to the names' own expressions.
+func FuzzToolName(f *testing.F) {
+	for _, s := range []string{"", "a", "get_weather", "web.search", "a b", "x-y", "é", strings.Repeat("a", 128), strings.Repeat("a", 129), "a\n"} {
+		f.Add(s)
+	}
+	plaios := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	mcp := regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	f.Fuzz(func(t *testing.T, name string) {
+		if (ToolName(name, PLAIOS) == nil) != plaios.MatchString(name) {
+			t.Fatalf("PLAIOS %q: %v", name, ToolName(name, PLAIOS))
+		}
+		if (ToolName(name, MCP) == nil) != mcp.MatchString(name) {
+			t.Fatalf("MCP %q: %v", name, ToolName(name, MCP))
+		}
+	})
+}

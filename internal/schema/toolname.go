@@ -2,8 +2,7 @@ package schema
 
 import (
 	"fmt"
-	"regexp"
-	"sync"
+	"strings"
 )
 
 // Dialect names the runtime whose rules a tool name must follow.
@@ -27,10 +26,17 @@ func (d Dialect) String() string {
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
 
-var (
-	plaiosName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
-	mcpName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`) })
-)
+// onlyChars reports whether every byte of name is an ASCII letter, a digit or one of extra
+// (the checks ^[a-zA-Z0-9_-]+$ and ^[A-Za-z0-9_.-]{1,128}$ without compiling them).
+func onlyChars(name, extra string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // ToolName returns an error (rule tool-name-invalid) when the runtime refuses the name.
 func ToolName(name string, d Dialect) error {
@@ -39,7 +45,7 @@ func ToolName(name string, d Dialect) error {
 		if name == "" {
 			return fmt.Errorf("the capability name is empty; PLAIOS needs letters, digits, _ or -")
 		}
-		if !plaiosName().MatchString(name) {
+		if !onlyChars(name, "_-") {
 			return fmt.Errorf("the capability name %q has %s; PLAIOS allows only letters, digits, _ and -", name, firstBad(name, "_-"))
 		}
 	case MCP:
@@ -49,7 +55,7 @@ func ToolName(name string, d Dialect) error {
 		if len(name) > 128 {
 			return fmt.Errorf("the tool name %q is %d characters long; MCP allows at most 128", name, len(name))
 		}
-		if !mcpName().MatchString(name) {
+		if !onlyChars(name, "_.-") {
 			return fmt.Errorf("the tool name %q has %s; MCP allows only letters, digits, _, . and -", name, firstBad(name, "_.-"))
 		}
 	default:

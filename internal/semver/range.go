@@ -83,7 +83,6 @@ var res = sync.OnceValue(func() *rangeREs {
 		caret:          regexp.MustCompile(`^(?:\^)` + xPlain + `$`),
 		xrange:         regexp.MustCompile(`^` + gtlt + `\s*` + xPlain + `$`),
 		star:           regexp.MustCompile(`(<|>)?=?\s*\*`),
-		gte0:           regexp.MustCompile(`^\s*>=\s*0\.0\.0\s*$`),
 		comparator:     regexp.MustCompile(`^` + gtlt + `\s*(` + fullPlain + `)$|^$`),
 	}
 })
@@ -239,24 +238,20 @@ func (r *Range) MinVersion() *Version {
 
 // parseSet is node-semver's Range#parseRange for one `||` alternative.
 func parseSet(s string) ([]comparator, error) {
-	re := res()
-	s = re.build.ReplaceAllString(s, "") // strip build metadata so it cannot bleed into the version
-	s = replaceAnchored(re.hyphen, s, hyphenReplace)
-	s = re.comparatorTrim.ReplaceAllString(s, "$1$2$3")
-	s = re.tildeTrim.ReplaceAllString(s, "$1~")
-	s = re.caretTrim.ReplaceAllString(s, "$1^")
-	parts := strings.Split(s, " ")
-	for i, p := range parts {
-		parts[i] = parseComparator(p)
+	list, ok := fastList(s)
+	if !ok {
+		list = desugar(s)
 	}
-	list := splitSpace(strings.Join(parts, " "))
 	var (
 		out  []comparator
 		seen = map[string]int{}
 	)
 	comps := make([]comparator, len(list))
 	for i, text := range list {
-		c, err := newComparator(replaceFirst(re.gte0, jsTrim(text), ""))
+		if text = jsTrim(text); text == ">=0.0.0" { // >=0.0.0 is *; list items hold no white space
+			text = ""
+		}
+		c, err := newComparator(text)
 		if err != nil {
 			return nil, err
 		}
@@ -281,8 +276,69 @@ func parseSet(s string) ([]comparator, error) {
 	return out, nil
 }
 
+// desugar turns one alternative into comparator texts with node-semver's expressions.
+func desugar(s string) []string {
+	re := res()
+	s = re.build.ReplaceAllString(s, "") // strip build metadata so it cannot bleed into the version
+	s = replaceAnchored(re.hyphen, s, hyphenReplace)
+	s = re.comparatorTrim.ReplaceAllString(s, "$1$2$3")
+	s = re.tildeTrim.ReplaceAllString(s, "$1~")
+	s = re.caretTrim.ReplaceAllString(s, "$1^")
+	parts := strings.Split(s, " ")
+	for i, p := range parts {
+		parts[i] = parseComparator(p)
+	}
+	return splitSpace(strings.Join(parts, " "))
+}
+
+// comparatorOps are the operators a comparator may start with, longest first.
+var comparatorOps = []string{">=", "<=", ">", "<", "="}
+
+// cutOp splits an operator (or "") off the front of s.
+func cutOp(s string, ops []string) (op, rest string) {
+	for _, o := range ops {
+		if strings.HasPrefix(s, o) {
+			return o, s[len(o):]
+		}
+	}
+	return "", s
+}
+
+// fastList desugars the ranges nearly every package.json writes (1.2.3, >=1.2.3, ^1.2.3,
+// ~1.2.3-rc.1: one operator and a strict version, no build) without the expressions, giving
+// the list parseSet's expressions give; ok is false for anything else.
+func fastList(s string) (list []string, ok bool) {
+	op, rest := cutOp(s, []string{"^", "~", ">=", "<=", ">", "<", "="})
+	if strings.HasPrefix(rest, "~") || strings.HasPrefix(rest, ">") {
+		return nil, false
+	}
+	v, err := Parse(rest)
+	if err != nil || len(v.Build) > 0 {
+		return nil, false
+	}
+	g := []string{s, strconv.FormatUint(v.Major, 10), strconv.FormatUint(v.Minor, 10), strconv.FormatUint(v.Patch, 10), v.Prerelease()}
+	switch op {
+	case "^":
+		return strings.Split(caret(g), " "), true
+	case "~":
+		return strings.Split(tilde(g), " "), true
+	}
+	return []string{s}, true
+}
+
 func newComparator(s string) (comparator, error) {
 	s = strings.Join(splitSpace(jsTrim(s)), " ")
+	if s == "" {
+		return comparator{}, nil // any version
+	}
+	if op, rest := cutOp(s, comparatorOps); !strings.ContainsAny(rest, " v=<>") {
+		if v, err := Parse(rest); err == nil {
+			if op == "=" {
+				op = ""
+			}
+			return comparator{op: op, ver: v}, nil
+		}
+	}
 	m := res().comparator.FindStringSubmatch(s)
 	if m == nil {
 		return comparator{}, fmt.Errorf("invalid comparator %q", s)

@@ -193,6 +193,28 @@ func deref(s *string) any {
 	return *s
 }
 
+// TestFastListAgrees requires the hand-written path for simple ranges to give what the
+// expressions give.
+func TestFastListAgrees(t *testing.T) {
+	fast := 0
+	for _, s := range append(append([]string(nil), ranges...), randomRanges(1000)...) {
+		for _, alt := range strings.Split(s, "||") {
+			alt = jsTrim(alt)
+			got, ok := fastList(alt)
+			if !ok {
+				continue
+			}
+			fast++
+			if want := desugar(alt); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("fastList(%q) = %q, the expressions give %q", alt, got, want)
+			}
+		}
+	}
+	if fast < 50 {
+		t.Fatalf("only %d alternatives took the fast path", fast)
+	}
+}
+
 func TestBounded(t *testing.T) {
 	for s, want := range map[string]bool{
 		"*": false, ">=0.9.12": false, ">1": false, "^0.9.12": true, "~1.2": true, "1.2.3": true, "1.x": true,
@@ -237,6 +259,11 @@ func FuzzParseRange(f *testing.F) {
 		}
 		if v, err := Parse(ver); err == nil && r.Contains(v) != again.Contains(v) {
 			t.Fatalf("%q and its desugared form %q disagree on %s", s, r.Desugared(), ver)
+		}
+		for _, alt := range strings.Split(s, "||") {
+			if got, ok := fastList(jsTrim(alt)); ok && strings.Join(got, " ") != strings.Join(desugar(jsTrim(alt)), " ") {
+				t.Fatalf("fastList(%q) = %q, the expressions give %q", alt, got, desugar(jsTrim(alt)))
+			}
 		}
 		if min := r.MinVersion(); min != nil && !r.Contains(min) {
 			t.Fatalf("MinVersion(%q) = %s, which it does not contain", s, min)
