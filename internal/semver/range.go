@@ -427,14 +427,24 @@ func inc(n string) string {
 	return strconv.FormatUint(v+1, 10)
 }
 
+// wholeMajor is what ~ and ^ share: of * they admit anything, of 1 or 1.x every 1.y.z.
+func wholeMajor(M, m string) (string, bool) {
+	switch {
+	case isX(M):
+		return "", true
+	case isX(m):
+		return ">=" + M + ".0.0 <" + inc(M) + ".0.0-0", true
+	}
+	return "", false
+}
+
 // tilde: ~1.2.3 → >=1.2.3 <1.3.0-0, ~1.2 → >=1.2.0 <1.3.0-0, ~1 → >=1.0.0 <2.0.0-0.
 func tilde(g []string) string {
 	M, m, p, pr := g[1], g[2], g[3], g[4]
+	if r, ok := wholeMajor(M, m); ok {
+		return r
+	}
 	switch {
-	case isX(M):
-		return ""
-	case isX(m):
-		return ">=" + M + ".0.0 <" + inc(M) + ".0.0-0"
 	case isX(p):
 		return ">=" + M + "." + m + ".0 <" + M + "." + inc(m) + ".0-0"
 	case pr != "":
@@ -446,12 +456,10 @@ func tilde(g []string) string {
 // caret: ^1.2.3 → >=1.2.3 <2.0.0-0, ^0.2.3 → >=0.2.3 <0.3.0-0, ^0.0.3 → >=0.0.3 <0.0.4-0.
 func caret(g []string) string {
 	M, m, p, pr := g[1], g[2], g[3], g[4]
-	switch {
-	case isX(M):
-		return ""
-	case isX(m):
-		return ">=" + M + ".0.0 <" + inc(M) + ".0.0-0"
-	case isX(p):
+	if r, ok := wholeMajor(M, m); ok {
+		return r
+	}
+	if isX(p) {
 		if M == "0" {
 			return ">=" + M + "." + m + ".0 <" + M + "." + inc(m) + ".0-0"
 		}
