@@ -1,0 +1,138 @@
+package testenv
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// OpenClaw returns the pinned openclaw CLI (testdata/node/openclaw, openclaw 2026.9.6) and the
+// environment to run it with: Node 24 first on PATH (openclaw needs Node ≥ 24.16) and an
+// OPENCLAW_HOME of the test's own. The package is installed once into the test cache (see
+// pinnedTool).
+func OpenClaw(t testing.TB) (bin string, env []string) {
+	t.Helper()
+	bin, env = pinnedTool(t, "openclaw", "openclaw")
+	home := t.TempDir()
+	env = append(env, "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, "state"), "HOME="+home)
+	env = withoutKey(env, "HOME", 1)
+	return bin, env
+}
+
+// Pi returns the pinned Pi coding agent CLI (testdata/node/pi, @earendil-works/pi-coding-agent
+// 1.6.0) and the environment to run it with: Node 24 first on PATH (Pi needs Node ≥ 22.19), a
+// HOME and a Pi agent folder (PI_CODING_AGENT_DIR, where models.json goes) of the test's own,
+// and no network activity of Pi's own (PI_OFFLINE).
+func Pi(t testing.TB) (bin, agentDir string, env []string) {
+	t.Helper()
+	bin, env = pinnedTool(t, "pi", "pi")
+	home := t.TempDir()
+	agentDir = filepath.Join(home, ".pi", "agent")
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "HOME="+home, "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
+	env = withoutKey(env, "HOME", 1)
+	return bin, agentDir, env
+}
+
+// pinnedTool installs the package pinned in testdata/node/<name> (package.json and its lock)
+// and returns its executable binName and an environment with Node 24 first on PATH. The
+// install happens once into the test cache, in a folder named after the lockfile's hash, and
+// is reused by every later test and run; a file lock keeps parallel tests (and parallel test
+// binaries) from installing it twice. Install scripts are not run: the commands the tests use
+// do not need them.
+func pinnedTool(t testing.TB, name, binName string) (bin string, env []string) {
+	t.Helper()
+	src := filepath.Join(RepoRoot(t), "testdata", "node", name)
+	manifest, err := os.ReadFile(filepath.Join(src, "package.json"))
+	if err != nil {
+		t.Fatalf("%s pin: %v", name, err)
+	}
+	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
+	if err != nil {
+		t.Fatalf("%s pin: %v", name, err)
+	}
+	sum := sha256.Sum256(append(append([]byte{}, manifest...), lock...))
+	cache := CacheDir(t, name+"-"+hex.EncodeToString(sum[:])[:16])
+	node24 := Node24(t)
+	env = append(CleanEnv(), "PATH="+node24+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env = withoutKey(env, "PATH", 1)
+	pkg := filepath.Join(cache, "pkg")
+	bin = filepath.Join(pkg, "node_modules", ".bin", binName)
+	done := filepath.Join(cache, ".complete")
+
+	if _, err := os.Stat(done); err != nil {
+		unlock := lockFile(t, filepath.Join(cache, ".lock"))
+		defer unlock()
+		if _, err := os.Stat(done); err != nil {
+			tmp := filepath.Join(cache, "installing")
+			_ = os.RemoveAll(tmp)
+			_ = os.RemoveAll(pkg)
+			if err := os.MkdirAll(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for file, data := range map[string][]byte{"package.json": manifest, "package-lock.json": lock} {
+				if err := os.WriteFile(filepath.Join(tmp, file), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if out, err := RunErr(tmp, env, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline"); err != nil {
+				t.Fatalf("install the pinned %s (npm ci in %s): %v\n%s", name, tmp, err, out)
+			}
+			if err := os.Rename(tmp, pkg); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(done, []byte("ok\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("the cached %s install in %s has no %s; remove that folder and run again", name, cache, binName)
+	}
+	return bin, env
+}
+
+// lockFile takes an exclusive lock on path (created when missing) and returns its release.
+func lockFile(t testing.TB, path string) func() {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatalf("lock %s: %v", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		t.Fatalf("lock %s: %v", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}
+}
+
+// withoutKey drops every KEY=… entry of env but the last keep ones, so that a value appended
+// last wins whatever reads the environment.
+func withoutKey(env []string, key string, keep int) []string {
+	var idx []int
+	for i, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			idx = append(idx, i)
+		}
+	}
+	drop := map[int]bool{}
+	for i := 0; i < len(idx)-keep; i++ {
+		drop[idx[i]] = true
+	}
+	out := env[:0:0]
+	for i, kv := range env {
+		if !drop[i] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
