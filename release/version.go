@@ -65,6 +65,5 @@ func meetsFloor(written, floor *semver.Version) bool {
 	if written.Prerelease() == "" {
 		return false
 	}
-	core := semver.New(written.Major, written.Minor, written.Patch)
-	return core.Compare(floor) >= 0
+	return written.Release().Compare(floor) >= 0
 }

@@ -11,7 +11,6 @@ import (
 // Range is an npm version range: sets of comparators joined by `||`; a version satisfies
 // the range when it satisfies every comparator of one set.
 type Range struct {
-	raw  string
 	sets [][]comparator
 }
 
@@ -90,7 +89,7 @@ var res = sync.OnceValue(func() *rangeREs {
 // ParseRange reads an npm range as `npm install` reads a dependency's range.
 func ParseRange(s string) (*Range, error) {
 	raw := strings.Join(splitSpace(jsTrim(s)), " ")
-	r := &Range{raw: raw}
+	r := &Range{}
 	for _, part := range strings.Split(raw, "||") {
 		set, err := parseSet(jsTrim(part))
 		if err != nil {
@@ -125,9 +124,6 @@ func ParseRange(s string) (*Range, error) {
 	}
 	return r, nil
 }
-
-// String returns the range as it was written, white space collapsed.
-func (r *Range) String() string { return r.raw }
 
 // Desugared returns the range as comparators only (node-semver's Range#range): ^1.2.3 is
 // ">=1.2.3 <2.0.0-0".

@@ -255,9 +255,6 @@ func (v *Version) GreaterThan(o *Version) bool { return v.Compare(o) > 0 }
 // LessThan reports whether v sorts before o.
 func (v *Version) LessThan(o *Version) bool { return v.Compare(o) < 0 }
 
-// Equal reports whether v and o have the same precedence.
-func (v *Version) Equal(o *Version) bool { return v.Compare(o) == 0 }
-
 // jsTrim trims what JavaScript's String.prototype.trim trims.
 func jsTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
 
