@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plaios/plaios/internal/jsregexp"
+
 	"github.com/plaios/plaios/internal/jsonpos"
 )
 
@@ -606,7 +608,7 @@ func (k *checker) specPattern(pat, ptr string) {
 	if k.seenPointer(ptr) {
 		return
 	}
-	if _, err := compileJSRegexp(pat, "u"); err != nil {
+	if _, err := jsregexp.Compile(pat, "u"); err != nil {
 		k.add(Finding{Rule: RuleInvalid, Pointer: ptr, Message: fmt.Sprintf("%q is not a regular expression: %v.", pat, err)}, false)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // CompileError says why the AgentOS executor cannot compile a schema: Ajv throws while
@@ -1197,8 +1199,8 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 }
 
 // pattern compiles a regular expression as usePattern does (u flag).
-func (c *compiler) pattern(it *cctx, ptr, kw, src string) *jsRegexp {
-	re, err := compileJSRegexp(src, "u")
+func (c *compiler) pattern(it *cctx, ptr, kw, src string) *jsregexp.Regexp {
+	re, err := jsregexp.Compile(src, "u")
 	if err != nil {
 		c.fault(ptr, kw, fmt.Sprintf("%q is not a JavaScript regular expression with the u flag", src), err.Error())
 		return nil
@@ -1258,13 +1260,13 @@ func (c *compiler) patternProperties(it *cctx, o, pats *object, ptr string) kwNo
 	for _, p := range patterns {
 		pp := ptr + "/" + escapePointer(p)
 		if checkProps != nil && jsTruthy(pv) {
-			re, err := compileJSRegexp(p, "")
+			re, err := jsregexp.Compile(p, "")
 			if err != nil {
 				c.fault(pp, "patternProperties", fmt.Sprintf("%q is not a JavaScript regular expression", p), err.Error())
 				continue
 			}
 			for _, prop := range checkProps.ordered() {
-				if re.test(prop) {
+				if re.MatchString(prop) {
 					c.fault(pp, "patternProperties", fmt.Sprintf("the property %q also matches the pattern %q, which Ajv's strict mode refuses", prop, p),
 						fmt.Sprintf("strict mode: property %s matches pattern %s (use allowMatchingProperties)", prop, p))
 				}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/plaios/plaios/internal/jsregexp"
+
 	"github.com/plaios/plaios/internal/jsonpos"
 )
 
@@ -574,13 +576,13 @@ func (k *kwCount) eval(e *evaluator, n *node, l *loc) bool {
 }
 
 type kwPattern struct {
-	re     *jsRegexp
+	re     *jsregexp.Regexp
 	source string
 	path   string
 }
 
 func (k *kwPattern) eval(e *evaluator, n *node, l *loc) bool {
-	if k.re.test(l.val.(string)) {
+	if k.re.MatchString(l.val.(string)) {
 		return true
 	}
 	e.addError(l, "pattern", k.path, `must match pattern "`+k.source+`"`)
@@ -742,7 +744,7 @@ func (k *kwProperties) eval(e *evaluator, n *node, l *loc) bool {
 }
 
 type patternNode struct {
-	re   *jsRegexp
+	re   *jsregexp.Regexp
 	body *node // nil: always valid
 }
 
@@ -756,7 +758,7 @@ func (k *kwPatternProperties) eval(e *evaluator, n *node, l *loc) bool {
 	start := len(e.errs)
 	for _, p := range k.patterns {
 		for _, key := range o.ordered() {
-			if !p.re.test(key) || p.body == nil {
+			if !p.re.MatchString(key) || p.body == nil {
 				continue
 			}
 			v, present := o.get(key)
@@ -774,7 +776,7 @@ func (k *kwPatternProperties) eval(e *evaluator, n *node, l *loc) bool {
 type kwAdditionalProperties struct {
 	props    []string
 	propsObj *object
-	patterns []*jsRegexp
+	patterns []*jsregexp.Regexp
 	never    bool
 	body     *node
 	path     string
@@ -802,7 +804,7 @@ func (k *kwAdditionalProperties) eval(e *evaluator, n *node, l *loc) bool {
 			if defined {
 				break
 			}
-			defined = re.test(key)
+			defined = re.MatchString(key)
 		}
 		if defined {
 			continue

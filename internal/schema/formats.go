@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // formatDef is one format of ajv-formats 3.0.1 in its default "full" mode, written from
@@ -61,16 +63,16 @@ const ipv6RE = `^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[
 // re returns a format check made of one JavaScript regular expression, compiled on first use.
 func re(source, flags string) func(any) bool {
 	var once sync.Once
-	var rx *jsRegexp
+	var rx *jsregexp.Regexp
 	return func(v any) bool {
 		once.Do(func() {
 			var err error
-			rx, err = compileJSRegexp(source, flags)
+			rx, err = jsregexp.Compile(source, flags)
 			if err != nil {
 				panic("schema: a format's regular expression does not compile: " + err.Error())
 			}
 		})
-		return rx.test(v.(string))
+		return rx.MatchString(v.(string))
 	}
 }
 
@@ -205,7 +207,7 @@ func dateTimeParts(s string) []string {
 	var parts []string
 	start := 0
 	for i, r := range s {
-		if r == 't' || r == 'T' || isJSSpace(r) {
+		if r == 't' || r == 'T' || jsregexp.IsSpace(r) {
 			parts = append(parts, s[start:i])
 			start = i + len(string(r))
 		}

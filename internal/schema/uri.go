@@ -203,3 +203,16 @@ func decodeURIComponent(s string) (string, bool) {
 	}
 	return string(b), true
 }
+
+// hexVal is the value of a hexadecimal digit, or -1.
+func hexVal(r rune) int {
+	switch {
+	case r >= '0' && r <= '9':
+		return int(r - '0')
+	case r >= 'a' && r <= 'f':
+		return int(r-'a') + 10
+	case r >= 'A' && r <= 'F':
+		return int(r-'A') + 10
+	}
+	return -1
+}

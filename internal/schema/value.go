@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // The package works on its own model of JavaScript values, because Ajv's behaviour depends on
@@ -388,19 +389,9 @@ func jsStrictEqual(a, b any) bool {
 	return a == b
 }
 
-// isJSSpace reports JavaScript's WhiteSpace and LineTerminator characters (what String.trim,
-// Number() and \s take as space).
-func isJSSpace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
-		return true
-	}
-	return r >= 0x2000 && r <= 0x200A
-}
-
 // stringToNumber is JavaScript's Number(string): NaN when the text is not a number.
 func stringToNumber(s string) float64 {
-	s = strings.TrimFunc(s, isJSSpace)
+	s = strings.TrimFunc(s, jsregexp.IsSpace)
 	if s == "" {
 		return 0
 	}

@@ -4,14 +4,12 @@
 // useDefaults: true })` then `addFormats(ajv)`). Every case gets a fresh Ajv instance, as a
 // schema gets when it is the first one the executor compiles.
 //
-// Input: [{"op": "compile"|"prepare"|"validate", "schema": …, "args": …}, …] (or
-// {"op": "regexp", "source", "flags", "inputs"} for the regular expression table), where JSON
+// Input: [{"op": "compile"|"prepare"|"validate", "schema": …, "args": …}, …], where JSON
 // values that JSON cannot spell are written as {"$js": "undefined"|"Infinity"|"-Infinity"|"NaN"}.
-// Output: one JSON array, an answer per case:
+// Output: {"versions": {"node", "ajv", "ajvFormats"}, "answers": [an answer per case]}:
 //   compile:  {"ok": bool, "error": message, "logs": [warnings]}
 //   prepare:  {"ok": bool, "error": …, "valid": bool, "data": coerced args, "errors": [Ajv errors]}
 //   validate: the same, with an Ajv that neither coerces nor fills defaults.
-//   regexp:   {"ok": bool, "error": message, "matches": [bool per input]}
 // The tools are loaded from the folder named by PLAIOS_NODE_MODULES.
 "use strict";
 const path = require("path");
@@ -71,17 +69,6 @@ function newAjv(op) {
 
 function answer(c) {
   logs.length = 0;
-  if (c.op === "regexp") {
-    // How V8 reads a regular expression: does `new RegExp(source, flags)` throw, and which
-    // of the inputs does it match (as Ajv's `pattern` and ajv-formats' formats use it)?
-    let re;
-    try {
-      re = new RegExp(c.source, c.flags);
-    } catch (e) {
-      return { ok: false, error: String(e && e.message) };
-    }
-    return { ok: true, matches: (c.inputs || []).map((s) => { re.lastIndex = 0; return re.test(s); }) };
-  }
   const ajv = newAjv(c.op);
   const schema = revive(c.schema);
   let validate;
@@ -125,5 +112,12 @@ process.stdin.setEncoding("utf8");
 process.stdin.on("data", (d) => (input += d));
 process.stdin.on("end", () => {
   const cases = JSON.parse(input);
-  Promise.all(cases.map(answer)).then((out) => process.stdout.write(JSON.stringify(out)));
+  Promise.all(cases.map(answer)).then((answers) => {
+    const versions = {
+      node: process.version,
+      ajv: require(path.join(nm, "ajv", "package.json")).version,
+      ajvFormats: require(path.join(nm, "ajv-formats", "package.json")).version,
+    };
+    process.stdout.write(JSON.stringify({ versions, answers }));
+  });
 });

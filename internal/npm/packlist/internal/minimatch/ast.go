@@ -3,6 +3,8 @@ package minimatch
 import (
 	"strings"
 	"unicode/utf16"
+
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // This file ports minimatch 10.2's ast.js and brace-expressions.js: one path segment of a glob
@@ -590,7 +592,7 @@ func isReSpecial(c rune) bool { return strings.ContainsRune(`().*{}+?[]^$\!`, c)
 func regExpEscape(s string) string {
 	var b strings.Builder
 	for _, c := range s {
-		if strings.ContainsRune(`-[]{}()*+?.,\^$|#`, c) || IsJSWhitespace(c) {
+		if strings.ContainsRune(`-[]{}()*+?.,\^$|#`, c) || jsregexp.IsSpace(c) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(c)
@@ -829,7 +831,7 @@ func isOneEscapedChar(s string) bool {
 	if len(u) > 0 && u[0] == '\\' {
 		u = u[1:]
 	}
-	return len(u) == 1 && !isLineTerminator(rune(u[0]))
+	return len(u) == 1 && !jsregexp.IsLineTerminator(rune(u[0]))
 }
 
 func lastCodeUnit(s string) string {
@@ -844,7 +846,7 @@ func unescape(s string) string {
 	var out []rune
 	i := 0
 	for i < len(rs) {
-		if i+3 < len(rs) && rs[i] != '\\' && !isLineTerminator(rs[i]) &&
+		if i+3 < len(rs) && rs[i] != '\\' && !jsregexp.IsLineTerminator(rs[i]) &&
 			rs[i+1] == '[' && rs[i+2] != '/' && rs[i+2] != '\\' && rs[i+3] == ']' {
 			out = append(out, rs[i], rs[i+2])
 			i += 4

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // This file ports brace-expansion 5.0.9 and balanced-match 3 (the versions npm 11 bundles), so
@@ -38,7 +39,7 @@ func hasBraceSet(pattern string) bool {
 			if rs[j] == '}' {
 				return true
 			}
-			if rs[j] == '{' || isLineTerminator(rs[j]) {
+			if rs[j] == '{' || jsregexp.IsLineTerminator(rs[j]) {
 				break
 			}
 		}
@@ -339,7 +340,7 @@ func postHasCommaGroup(post string) bool {
 			if rs[j] == '}' {
 				return true
 			}
-			if isLineTerminator(rs[j]) {
+			if jsregexp.IsLineTerminator(rs[j]) {
 				break
 			}
 		}

@@ -4,28 +4,16 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // JavaScript string semantics the port depends on: lengths in UTF-16 code units, the
 // whitespace String.prototype.trim removes, the line terminators "." does not match, and
 // Number.prototype.toString.
 
-func isLineTerminator(r rune) bool {
-	return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029'
-}
-
-// IsJSWhitespace reports whether r is WhiteSpace or LineTerminator in ECMAScript (what trim
-// removes and \s matches).
-func IsJSWhitespace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff':
-		return true
-	}
-	return r >= '\u2000' && r <= '\u200a'
-}
-
 // JSTrim is String.prototype.trim.
-func JSTrim(s string) string { return strings.TrimFunc(s, IsJSWhitespace) }
+func JSTrim(s string) string { return strings.TrimFunc(s, jsregexp.IsSpace) }
 
 func jsTrim(s string) string { return JSTrim(s) }
 

@@ -10,6 +10,8 @@ package minimatch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/plaios/plaios/internal/jsregexp"
 )
 
 // Options are the minimatch options the port supports.
@@ -36,7 +38,7 @@ const (
 type part struct {
 	kind partKind
 	lit  string
-	re   *jsRegexp
+	re   *jsregexp.Regexp
 	fast func(string) bool
 	src  string // the glob segment, for debugging
 }
@@ -45,7 +47,7 @@ func (p *part) test(f string) bool {
 	if p.fast != nil {
 		return p.fast(f)
 	}
-	return p.re.test(f)
+	return p.re.MatchString(f)
 }
 
 // Minimatch is one compiled pattern.
@@ -276,7 +278,14 @@ func (m *Minimatch) parse(pattern string) (*part, error) {
 	if !anyMagic {
 		return &part{kind: partLiteral, lit: body, src: pattern}, nil
 	}
-	compiled, err := compileJS("^"+re+"$", m.opts.NoCase, uflag)
+	flags := ""
+	if m.opts.NoCase {
+		flags += "i"
+	}
+	if uflag {
+		flags += "u"
+	}
+	compiled, err := jsregexp.Compile("^"+re+"$", flags)
 	if err != nil {
 		return nil, err
 	}

@@ -4,17 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// The oracle for this package is the minimatch that npm itself bundles: every pattern and path
-// below is matched by both, in one node process, and the answers must agree.
+// The oracle for this package is the minimatch that the pinned npm bundles (testenv.OracleMinimatch,
+// minimatch 10.2.5 in npm 11.19.1, run on the pinned Node): every pattern and path below is
+// matched by both, in one node process, and the answers must agree.
 
 const oracleScript = `
 const { Minimatch } = require(process.argv[1]);
@@ -29,7 +28,8 @@ process.stdin.on('data', d => s += d).on('end', () => {
       return { ok: false, err: String(e && e.message) };
     }
   });
-  process.stdout.write(JSON.stringify(out));
+  const version = require(process.argv[1] + '/package.json').version;
+  process.stdout.write(JSON.stringify({ node: process.version, minimatch: version, answers: out }));
 });
 `
 
@@ -50,30 +50,14 @@ type oracleAnswer struct {
 	Err   string     `json:"err"`
 }
 
-// npmMinimatch returns the folder of the minimatch module inside the npm on PATH.
-func npmMinimatch(t *testing.T) string {
-	t.Helper()
-	testenv.LookPath(t, "node")
-	root, err := testenv.RunErr("", testenv.CleanEnv(), "npm", "root", "-g")
-	if err != nil {
-		t.Fatalf("npm root -g: %v\n%s", err, root)
-	}
-	lines := strings.Split(strings.TrimSpace(root), "\n")
-	dir := filepath.Join(strings.TrimSpace(lines[len(lines)-1]), "npm", "node_modules", "minimatch")
-	if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
-		t.Fatalf("npm's bundled minimatch is not at %s: %v", dir, err)
-	}
-	return dir
-}
-
 func askOracle(t *testing.T, cases []oracleCase) []oracleAnswer {
 	t.Helper()
-	dir := npmMinimatch(t)
+	dir := testenv.OracleMinimatch(t)
 	in, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("node", "-e", oracleScript, dir)
+	cmd := exec.Command(testenv.OracleNode(t), "-e", oracleScript, dir)
 	cmd.Env = testenv.CleanEnv()
 	cmd.Stdin = strings.NewReader(string(in))
 	var stderr strings.Builder
@@ -82,10 +66,19 @@ func askOracle(t *testing.T, cases []oracleCase) []oracleAnswer {
 	if err != nil {
 		t.Fatalf("node oracle: %v\n%s", err, stderr.String())
 	}
-	var answers []oracleAnswer
-	if err := json.Unmarshal(out, &answers); err != nil {
+	var reply struct {
+		Node      string         `json:"node"`
+		Minimatch string         `json:"minimatch"`
+		Answers   []oracleAnswer `json:"answers"`
+	}
+	if err := json.Unmarshal(out, &reply); err != nil {
 		t.Fatalf("oracle output: %v", err)
 	}
+	if reply.Node != testenv.OracleNodeVersion || reply.Minimatch != testenv.OracleMinimatchVersion {
+		t.Fatalf("the oracle ran minimatch %s on node %s, want the pinned %s on %s", reply.Minimatch, reply.Node,
+			testenv.OracleMinimatchVersion, testenv.OracleNodeVersion)
+	}
+	answers := reply.Answers
 	if len(answers) != len(cases) {
 		t.Fatalf("oracle answered %d of %d cases", len(answers), len(cases))
 	}
