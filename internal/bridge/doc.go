@@ -29,7 +29,7 @@
 //
 // # Hand-written parts
 //
-// The ordered JSON writer (openclaw.plugin.json is written as JSON.stringify(v, null, 2)
-// writes it, keys in place) and the line diff of --check are small and written here; no
-// library reproduces JSON.stringify's layout.
+// openclaw.plugin.json is written as JSON.stringify(v, null, 2) writes it, keys in place, by
+// jsonpos's ordered object and writer (no library reproduces JSON.stringify's layout); the
+// line diff of --check is small and written here.
 package bridge

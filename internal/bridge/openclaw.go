@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,7 +36,7 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s does not parse: %v; fix or remove it", pack.OpenClawManifest, err)
 		}
-		o, ok := fromPos(v).(*object)
+		o, ok := jsonpos.FromValue(v).(*object)
 		if !ok {
 			return nil, fmt.Errorf("%s does not hold a JSON object; fix or remove it", pack.OpenClawManifest)
 		}
@@ -49,16 +48,16 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 	if version == "" {
 		version = "0.0.0"
 	}
-	m := existing.clone()
-	m.del("contracts")
-	m.del("toolMetadata")
+	m := existing.Clone()
+	m.Delete("contracts")
+	m.Delete("toolMetadata")
 	assign := func(k string, v any, present bool) {
 		if present && v != nil {
-			m.set(k, v)
+			m.Set(k, v)
 		} else if present {
-			m.set(k, nil)
+			m.Set(k, nil)
 		} else {
-			m.del(k) // JSON.stringify drops an undefined value
+			m.Delete(k) // JSON.stringify drops an undefined value
 		}
 	}
 	var tools []string
@@ -70,22 +69,22 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 		}
 		mo, _ := meta.(*object)
 		for _, k := range []string{"id", "name", "description"} {
-			v, ok := mo.get(k)
+			v, ok := mo.Get(k)
 			assign(k, v, ok)
 		}
-		m.set("version", version)
+		m.Set("version", version)
 		for _, k := range []string{"configSchema", "activation"} {
-			v, ok := mo.get(k)
+			v, ok := mo.Get(k)
 			assign(k, v, ok)
 		}
-		list, _ := mo.get("tools")
+		list, _ := mo.Get("tools")
 		items, _ := list.([]any)
 		for _, it := range items {
 			to, _ := it.(*object)
-			name, _ := to.get("name")
+			name, _ := to.Get("name")
 			s, _ := name.(string)
 			tools = append(tools, s)
-			if o, _ := to.get("optional"); o == true {
+			if o, _ := to.Get("optional"); o == true {
 				optional[s] = true
 			}
 		}
@@ -99,20 +98,20 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 			}
 			entry, _ = e.(*object)
 		}
-		id, _ := entry.get("id")
+		id, _ := entry.Get("id")
 		if s, _ := id.(string); s == "" {
 			return nil, fmt.Errorf("the built entry's plugin has no id; give definePluginEntry (or defineToolPlugin) an id")
 		}
 		for _, k := range []string{"id", "name", "description"} {
-			v, ok := entry.get(k)
+			v, ok := entry.Get(k)
 			assign(k, v, ok)
 		}
-		m.set("version", version)
-		cs, ok := entry.get("configSchema")
+		m.Set("version", version)
+		cs, ok := entry.Get("configSchema")
 		if !ok || cs == nil {
 			cs = parseMust(`{"type":"object","additionalProperties":false}`)
 		}
-		m.set("configSchema", cs)
+		m.Set("configSchema", cs)
 		seen := map[string]bool{}
 		for _, n := range res.Result.Registered {
 			if !seen[n] {
@@ -124,41 +123,41 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 			optional[n] = true
 		}
 	}
-	contracts := newObject()
-	if c, ok := existing.get("contracts"); ok {
+	contracts := jsonpos.NewOrderedObject()
+	if c, ok := existing.Get("contracts"); ok {
 		if co, ok := c.(*object); ok {
-			contracts = co.clone()
+			contracts = co.Clone()
 		}
 	}
 	names := make([]any, len(tools))
 	for i, t := range tools {
 		names[i] = t
 	}
-	contracts.set("tools", names)
-	m.set("contracts", contracts)
+	contracts.Set("tools", names)
+	m.Set("contracts", contracts)
 	var oldMeta *object
-	if tm, ok := existing.get("toolMetadata"); ok {
+	if tm, ok := existing.Get("toolMetadata"); ok {
 		oldMeta, _ = tm.(*object)
 	}
-	meta := newObject()
+	meta := jsonpos.NewOrderedObject()
 	for _, t := range tools {
-		entry := newObject()
-		if v, ok := oldMeta.get(t); ok {
+		entry := jsonpos.NewOrderedObject()
+		if v, ok := oldMeta.Get(t); ok {
 			if eo, ok := v.(*object); ok {
-				entry = eo.clone()
+				entry = eo.Clone()
 			}
 		}
 		if optional[t] {
-			entry.set("optional", true)
+			entry.Set("optional", true)
 		} else {
-			entry.del("optional")
+			entry.Delete("optional")
 		}
-		if len(entry.keys) > 0 {
-			meta.set(t, entry)
+		if entry.Len() > 0 {
+			meta.Set(t, entry)
 		}
 	}
-	if len(meta.keys) > 0 {
-		m.set("toolMetadata", meta)
+	if meta.Len() > 0 {
+		m.Set("toolMetadata", meta)
 	}
 	out.Tools = tools
 	out.New = stringify(m)
@@ -180,7 +179,7 @@ func (r *OpenClawResult) Diff() string {
 	old := ""
 	if r.Old != nil {
 		if v, err := jsonpos.ParseJSON5(r.Old); err == nil {
-			old = string(stringify(fromPos(v)))
+			old = string(stringify(jsonpos.FromValue(v)))
 		} else {
 			old = string(r.Old)
 		}
@@ -290,8 +289,5 @@ func EntryFile(p *Pack, field string) string {
 	return list[0]
 }
 
-// jsonString is a Go string as a JSON string.
-func jsonString(s string) string {
-	data, _ := json.Marshal(s)
-	return string(data)
-}
+// jsonString is a Go string as JSON.stringify quotes it.
+func jsonString(s string) string { return string(jsonpos.AppendJSString(nil, s)) }

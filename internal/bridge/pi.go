@@ -123,9 +123,9 @@ func PiPackage(p *Pack, entry string) (*PiResult, error) {
 	peers := root.Get("peerDependencies")
 	switch {
 	case peers == nil || (peers.Kind == jsonpos.Object && len(peers.Members) == 0):
-		o := newObject()
+		o := jsonpos.NewOrderedObject()
 		for _, name := range pack.PiCorePackages {
-			o.set(name, "*")
+			o.Set(name, "*")
 		}
 		if peers == nil {
 			e.addMember(root, "peerDependencies", o)
@@ -187,8 +187,8 @@ func containsString(list []string, s string) bool {
 }
 
 func orderedOf(k string, v any) *object {
-	o := newObject()
-	o.set(k, v)
+	o := jsonpos.NewOrderedObject()
+	o.Set(k, v)
 	return o
 }
 
@@ -267,7 +267,7 @@ func (e *editor) replace(v *jsonpos.Value, value any) {
 // addMember adds "key": value at the end of an object, laid out as its members are.
 func (e *editor) addMember(obj *jsonpos.Value, key string, value any) {
 	var b strings.Builder
-	writeJSString(&b, key)
+	b.Write(jsonpos.AppendJSString(nil, key))
 	if len(obj.Members) == 0 {
 		base := e.lineIndent(obj.Pos.Offset)
 		inner := base + e.unit
@@ -311,43 +311,7 @@ func (e *editor) render(v any, indent string) string {
 }
 
 func (e *editor) write(b *strings.Builder, v any, indent string) {
-	inner := indent + e.unit
-	switch x := v.(type) {
-	case []any:
-		if len(x) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[" + e.nl)
-		for i, it := range x {
-			b.WriteString(inner)
-			e.write(b, it, inner)
-			if i < len(x)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteString(e.nl)
-		}
-		b.WriteString(indent + "]")
-	case *object:
-		if len(x.keys) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteString("{" + e.nl)
-		for i, k := range x.keys {
-			b.WriteString(inner)
-			writeJSString(b, k)
-			b.WriteString(": ")
-			e.write(b, x.vals[k], inner)
-			if i < len(x.keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteString(e.nl)
-		}
-		b.WriteString(indent + "}")
-	default:
-		writeJS(b, v, indent)
-	}
+	b.Write(jsonpos.Stringifier{Indent: e.unit, Newline: e.nl}.Append(nil, v, indent))
 }
 
 // indentUnit is one level of the file's indentation: the first member's, else two spaces.

@@ -15,7 +15,6 @@
 package catalog
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,7 +80,7 @@ func Generate(fsys fs.FS, opts Options) ([]byte, error) {
 		return nil, err
 	}
 	var templateNames []string
-	var templates, curated, community []*obj
+	var templates, curated, community []any
 
 	tdirs, err := entries(fsys, "templates")
 	if err != nil {
@@ -97,21 +96,21 @@ func Generate(fsys fs.FS, opts Options) ([]byte, error) {
 			continue
 		}
 		templateNames = append(templateNames, t)
-		e := &obj{}
-		e.set("id", str("com.framers.template."+t))
-		e.set("name", or(truthy(pj.Get("description")), str(t)))
-		e.set("package", pj.Get("name"))
-		e.set("version", g.version(pj))
-		e.set("path", str(dir))
-		e.set("description", pj.Get("description"))
-		e.set("repository", str(g.repoURL()+"/tree/master/"+dir))
+		e := jsonpos.NewOrderedObject()
+		set(e, "id", str("com.framers.template."+t))
+		set(e, "name", or(truthy(pj.Get("description")), str(t)))
+		set(e, "package", pj.Get("name"))
+		set(e, "version", g.version(pj))
+		set(e, "path", str(dir))
+		set(e, "description", pj.Get("description"))
+		set(e, "repository", str(g.repoURL()+"/tree/master/"+dir))
 		templates = append(templates, e)
 	}
 
 	for _, section := range []struct {
 		base string
 		cats []string
-		out  *[]*obj
+		out  *[]any
 	}{{"registry/curated", curatedCats, &curated}, {"registry/community", communityCats, &community}} {
 		isCurated := section.base == "registry/curated"
 		for _, cat := range section.cats {
@@ -132,61 +131,59 @@ func Generate(fsys fs.FS, opts Options) ([]byte, error) {
 				if err != nil {
 					return nil, err
 				}
-				e := &obj{}
+				e := jsonpos.NewOrderedObject()
 				idPrefix := "com.framers."
 				if !isCurated {
 					idPrefix = "com.community."
 				}
-				e.set("id", or(truthy(man.Get("id")), str(idPrefix+cat+"."+name)))
-				e.set("name", or(truthy(man.Get("name")), pj.Get("description")))
-				e.set("package", pj.Get("name"))
-				e.set("version", g.version(pj))
-				e.set("category", str(cat))
-				e.set("path", str(dir))
-				e.set("description", or(truthy(man.Get("description")), pj.Get("description")))
-				e.set("author", or(truthy(man.Get("author")), pj.Get("author")))
+				set(e, "id", or(truthy(man.Get("id")), str(idPrefix+cat+"."+name)))
+				set(e, "name", or(truthy(man.Get("name")), pj.Get("description")))
+				set(e, "package", pj.Get("name"))
+				set(e, "version", g.version(pj))
+				set(e, "category", str(cat))
+				set(e, "path", str(dir))
+				set(e, "description", or(truthy(man.Get("description")), pj.Get("description")))
+				set(e, "author", or(truthy(man.Get("author")), pj.Get("author")))
 				if isCurated {
-					e.set("features", or(truthy(man.Get("features")), &jsonpos.Value{Kind: jsonpos.Array}))
-					e.set("tools", tools(man.Get("extensions")))
+					set(e, "features", or(truthy(man.Get("features")), &jsonpos.Value{Kind: jsonpos.Array}))
+					set(e, "tools", tools(man.Get("extensions")))
 				}
-				e.set("keywords", or(truthy(man.Get("keywords")), truthy(pj.Get("keywords")), &jsonpos.Value{Kind: jsonpos.Array}))
-				e.set("npm", str("https://www.npmjs.com/package/"+jsString(pj.Get("name"))))
-				e.set("repository", str(g.repoURL()+"/tree/master/"+dir))
+				set(e, "keywords", or(truthy(man.Get("keywords")), truthy(pj.Get("keywords")), &jsonpos.Value{Kind: jsonpos.Array}))
+				set(e, "npm", str("https://www.npmjs.com/package/"+jsString(pj.Get("name"))))
+				set(e, "repository", str(g.repoURL()+"/tree/master/"+dir))
 				if isCurated {
-					e.set("verified", &jsonpos.Value{Kind: jsonpos.Bool, Boolean: true})
-					e.set("verifiedAt", str(updated))
-					e.set("verificationChecklistVersion", str("1.0.0"))
+					set(e, "verified", &jsonpos.Value{Kind: jsonpos.Bool, Boolean: true})
+					set(e, "verifiedAt", str(updated))
+					set(e, "verificationChecklistVersion", str("1.0.0"))
 				}
-				e.set("downloads", num(0))
+				set(e, "downloads", num(0))
 				*section.out = append(*section.out, e)
 			}
 		}
 	}
 
-	root := &obj{}
-	root.set("version", str("1.0.0"))
-	root.set("updated", str(updated))
-	cats := &obj{}
-	cats.set("templates", strs(templateNames))
-	cats.set("curated", strs(curatedCats))
-	cats.set("community", strs(communityCats))
-	root.set("categories", cats)
-	exts := &obj{}
-	exts.set("curated", objs(curated))
-	exts.set("community", objs(community))
-	exts.set("templates", objs(templates))
-	root.set("extensions", exts)
-	stats := &obj{}
-	stats.set("totalExtensions", num(len(curated)+len(community)+len(templates)))
-	stats.set("curatedCount", num(len(curated)))
-	stats.set("communityCount", num(len(community)))
-	stats.set("templateCount", num(len(templates)))
-	stats.set("totalDownloads", num(0))
-	root.set("stats", stats)
+	root := jsonpos.NewOrderedObject()
+	set(root, "version", str("1.0.0"))
+	set(root, "updated", str(updated))
+	cats := jsonpos.NewOrderedObject()
+	set(cats, "templates", strs(templateNames))
+	set(cats, "curated", strs(curatedCats))
+	set(cats, "community", strs(communityCats))
+	set(root, "categories", cats)
+	exts := jsonpos.NewOrderedObject()
+	set(exts, "curated", curated)
+	set(exts, "community", community)
+	set(exts, "templates", templates)
+	set(root, "extensions", exts)
+	stats := jsonpos.NewOrderedObject()
+	set(stats, "totalExtensions", num(len(curated)+len(community)+len(templates)))
+	set(stats, "curatedCount", num(len(curated)))
+	set(stats, "communityCount", num(len(community)))
+	set(stats, "templateCount", num(len(templates)))
+	set(stats, "totalDownloads", num(0))
+	set(root, "stats", stats)
 
-	var b bytes.Buffer
-	writeValue(&b, root, "")
-	return b.Bytes(), nil
+	return jsonpos.Stringify(root, "  "), nil
 }
 
 // Equal reports whether two catalogs hold the same data once their timestamps (`updated` and
@@ -416,24 +413,17 @@ func strs(list []string) *jsonpos.Value {
 	return v
 }
 
-// obj is an object under construction, keeping key order; nil values are left out, as
-// JSON.stringify leaves out undefined.
-type obj struct {
-	keys []string
-	vals []any // *jsonpos.Value or *obj or []*obj
-}
-
-func (o *obj) set(k string, v any) {
+// set assigns k in o unless v is nil: JSON.stringify leaves out undefined, which is what a
+// missing field reads as.
+func set(o *jsonpos.OrderedObject, k string, v any) {
 	if v == nil {
 		return
 	}
 	if jv, ok := v.(*jsonpos.Value); ok && jv == nil {
 		return
 	}
-	o.keys = append(o.keys, k)
-	o.vals = append(o.vals, v)
+	o.Set(k, v)
 }
 
-type objList []*obj
-
-func objs(list []*obj) objList { return objList(list) }
+// formatNumber prints a float as JavaScript's Number#toString.
+func formatNumber(f float64) string { return jsonpos.FormatJSNumber(f) }

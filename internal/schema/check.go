@@ -202,7 +202,7 @@ func (k *checker) fault(f *CompileError) {
 // else, such as a property that happens to be named "type".
 func typePointer(ptr string) string {
 	p := ptr
-	if i := strings.LastIndexByte(p, '/'); i >= 0 && isArrayIndex(p[i+1:]) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && jsonpos.IsArrayIndex(p[i+1:]) {
 		p = p[:i]
 	}
 	if lastToken(p) != "type" {
@@ -271,14 +271,14 @@ func (k *checker) walk(root any) {
 		if !ok || depth > maxDepth {
 			return
 		}
-		for _, kw := range o.ordered() {
+		for _, kw := range o.JSKeys() {
 			if !knownKeywords[kw] {
 				k.add(Finding{Rule: RuleKeywordUnknown, Pointer: ptr + "/" + escapePointer(kw),
 					Message: k.unreached(fmt.Sprintf("%q is not a draft-07 keyword", kw), "the keyword"),
 					Hint:    keywordHint(kw)}, true)
 			}
 		}
-		if fv, ok := o.get("format"); ok {
+		if fv, ok := o.Get("format"); ok {
 			if name, ok := fv.(string); ok {
 				if _, known := formats[name]; !known {
 					k.add(Finding{Rule: RuleFormatUnknown, Pointer: ptr + "/format",
@@ -287,14 +287,14 @@ func (k *checker) walk(root any) {
 				}
 			}
 		}
-		if sv, ok := o.get("$schema"); ok && !isRoot {
+		if sv, ok := o.Get("$schema"); ok && !isRoot {
 			if s, ok := sv.(string); ok && s != "" && normalizeID(s) != metaID && normalizeID(s) != "http://json-schema.org/schema" {
 				k.add(Finding{Rule: RuleDraft, Pointer: ptr + "/$schema",
 					Message: fmt.Sprintf("\"$schema\" %q inside a subschema names another draft; Ajv ignores it there and reads draft-07.", s),
 					Hint:    `Remove the nested "$schema".`}, false)
 			}
 		}
-		if av, ok := o.get("$async"); ok && jsTruthy(av) {
+		if av, ok := o.Get("$async"); ok && jsTruthy(av) {
 			if isRoot {
 				k.add(Finding{Rule: RuleAsync, Pointer: "/$async",
 					Message: k.asyncMessage(),
@@ -305,7 +305,7 @@ func (k *checker) walk(root any) {
 					Hint:    `Remove "$async".`}, false)
 			}
 		}
-		if d, ok := o.get("default"); ok && !isRoot {
+		if d, ok := o.Get("default"); ok && !isRoot {
 			k.checkDefault(root, o, ptr, d)
 		}
 		if k.opts.Strict {
@@ -318,17 +318,17 @@ func (k *checker) walk(root any) {
 
 // forEachSubschema calls f for every draft-07 subschema of o.
 func forEachSubschema(o *object, ptr string, f func(any, string)) {
-	for _, kw := range o.ordered() {
-		v := o.vals[kw]
+	for _, kw := range o.JSKeys() {
+		v := o.At(kw)
 		p := ptr + "/" + escapePointer(kw)
 		switch kw {
 		case "properties", "patternProperties", "definitions", "$defs", "dependencies":
 			if m, ok := v.(*object); ok {
-				for _, name := range m.ordered() {
-					if _, isArr := m.vals[name].(*array); kw == "dependencies" && isArr {
+				for _, name := range m.JSKeys() {
+					if _, isArr := m.At(name).(*array); kw == "dependencies" && isArr {
 						continue
 					}
-					f(m.vals[name], p+"/"+escapePointer(name))
+					f(m.At(name), p+"/"+escapePointer(name))
 				}
 			}
 		case "items", "allOf", "anyOf", "oneOf":
@@ -383,7 +383,7 @@ func (k *checker) checkDefault(root any, o *object, ptr string, d any) {
 func baseIDAt(root any, ptr string) string {
 	base := ""
 	if o, ok := root.(*object); ok {
-		if s, ok := o.get("$id"); ok {
+		if s, ok := o.Get("$id"); ok {
 			if str, ok := s.(string); ok {
 				base = normalizeID(str)
 			}
@@ -403,7 +403,7 @@ func baseIDAt(root any, ptr string) string {
 		}
 		cur = next
 		if o, ok := cur.(*object); ok {
-			if s, ok := o.get("$id"); ok {
+			if s, ok := o.Get("$id"); ok {
 				if str, ok := s.(string); ok && str != "" {
 					base = resolveURL(base, str)
 				}
@@ -415,8 +415,8 @@ func baseIDAt(root any, ptr string) string {
 
 // strict reports what OpenAI-style strict mode refuses in one object schema.
 func (k *checker) strict(o *object, ptr string) {
-	isObject := o.has("properties")
-	switch t := o.vals["type"].(type) {
+	isObject := o.Has("properties")
+	switch t := o.At("type").(type) {
 	case string:
 		isObject = isObject || t == "object"
 	case *array:
@@ -427,7 +427,7 @@ func (k *checker) strict(o *object, ptr string) {
 	if !isObject {
 		return
 	}
-	if ap, ok := o.get("additionalProperties"); !ok || ap != false {
+	if ap, ok := o.Get("additionalProperties"); !ok || ap != false {
 		p := ptr
 		if ok {
 			p = ptr + "/additionalProperties"
@@ -436,24 +436,24 @@ func (k *checker) strict(o *object, ptr string) {
 			Message: "The object does not close with \"additionalProperties\": false, which strict mode requires.",
 			Hint:    `Add "additionalProperties": false.`}, ok)
 	}
-	props, _ := o.vals["properties"].(*object)
+	props, _ := o.At("properties").(*object)
 	if props == nil {
 		return
 	}
 	required := map[string]bool{}
-	if r, ok := o.vals["required"].(*array); ok {
+	if r, ok := o.At("required").(*array); ok {
 		for _, x := range r.items {
 			if s, ok := x.(string); ok {
 				required[s] = true
 			}
 		}
 	}
-	for _, name := range props.ordered() {
+	for _, name := range props.JSKeys() {
 		if required[name] {
 			continue
 		}
 		hint := fmt.Sprintf("Add %q to \"required\".", name)
-		if !allowsNull(props.vals[name]) {
+		if !allowsNull(props.At(name)) {
 			hint = fmt.Sprintf("Add %q to \"required\" and let it be null when it is not given (\"type\": [\"…\", \"null\"]).", name)
 		}
 		k.add(Finding{Rule: RuleNotStrict, Pointer: ptr + "/properties/" + escapePointer(name),
@@ -468,7 +468,7 @@ func allowsNull(v any) bool {
 	case bool:
 		return x
 	case *object:
-		if t, ok := x.get("type"); ok {
+		if t, ok := x.Get("type"); ok {
 			switch tt := t.(type) {
 			case string:
 				if tt == "null" {
@@ -481,13 +481,13 @@ func allowsNull(v any) bool {
 					}
 				}
 			}
-			if n, ok := x.get("nullable"); ok && n == true {
+			if n, ok := x.Get("nullable"); ok && n == true {
 				return true
 			}
 			return false
 		}
 		for _, kw := range []string{"anyOf", "oneOf"} {
-			if a, ok := x.vals[kw].(*array); ok {
+			if a, ok := x.At(kw).(*array); ok {
 				for _, b := range a.items {
 					if allowsNull(b) {
 						return true
@@ -496,7 +496,7 @@ func allowsNull(v any) bool {
 				return false
 			}
 		}
-		if e, ok := x.vals["enum"].(*array); ok {
+		if e, ok := x.At("enum").(*array); ok {
 			for _, it := range e.items {
 				if it == nil {
 					return true
@@ -504,7 +504,7 @@ func allowsNull(v any) bool {
 			}
 			return false
 		}
-		if c, ok := x.get("const"); ok {
+		if c, ok := x.Get("const"); ok {
 			return c == nil
 		}
 		return true
@@ -526,12 +526,12 @@ func (k *checker) spec(root any) {
 		switch x := v.(type) {
 		case *object:
 			for _, key := range []string{"$id", "id"} {
-				if id, ok := x.vals[key].(string); ok && id != "" {
+				if id, ok := x.At(key).(string); ok && id != "" {
 					ids[strings.TrimSuffix(id, "#")] = true
 				}
 			}
-			for _, kw := range x.ordered() {
-				collect(x.vals[kw], depth+1)
+			for _, kw := range x.JSKeys() {
+				collect(x.At(kw), depth+1)
 			}
 		case *array:
 			for _, it := range x.items {
@@ -547,22 +547,22 @@ func (k *checker) spec(root any) {
 		}
 		switch x := v.(type) {
 		case *object:
-			if ref, ok := x.vals["$ref"].(string); ok {
+			if ref, ok := x.At("$ref").(string); ok {
 				k.specRef(root, ref, ptr+"/$ref", ids)
 			}
-			if pat, ok := x.vals["pattern"].(string); ok {
+			if pat, ok := x.At("pattern").(string); ok {
 				k.specPattern(pat, ptr+"/pattern")
 			}
-			if pp, ok := x.vals["patternProperties"].(*object); ok {
-				for _, key := range pp.ordered() {
+			if pp, ok := x.At("patternProperties").(*object); ok {
+				for _, key := range pp.JSKeys() {
 					k.specPattern(key, ptr+"/patternProperties/"+escapePointer(key))
 				}
 			}
-			for _, kw := range x.ordered() {
+			for _, kw := range x.JSKeys() {
 				if kw == "enum" || kw == "const" || kw == "default" || kw == "examples" {
 					continue // data, not schemas
 				}
-				visit(x.vals[kw], ptr+"/"+escapePointer(kw), depth+1)
+				visit(x.At(kw), ptr+"/"+escapePointer(kw), depth+1)
 			}
 		case *array:
 			for i, it := range x.items {
@@ -626,14 +626,14 @@ func resolveLocal(root any, ptr string) (any, bool) {
 		tok = unescapePointer(tok)
 		switch x := cur.(type) {
 		case *object:
-			next, ok := x.vals[tok]
+			next, ok := x.Get(tok)
 			if !ok {
 				return nil, false
 			}
 			cur = next
 		case *array:
 			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x.items) || !isArrayIndex(tok) {
+			if err != nil || i < 0 || i >= len(x.items) || !jsonpos.IsArrayIndex(tok) {
 				return nil, false
 			}
 			cur = x.items[i]
@@ -664,12 +664,12 @@ func refSite(v any, ref string) string {
 		}
 		switch x := v.(type) {
 		case *object:
-			for _, kw := range x.ordered() {
-				if kw == "$ref" && x.vals[kw] == ref {
+			for _, kw := range x.JSKeys() {
+				if kw == "$ref" && x.At(kw) == ref {
 					found = ptr + "/$ref"
 					return
 				}
-				visit(x.vals[kw], ptr+"/"+escapePointer(kw), depth+1)
+				visit(x.At(kw), ptr+"/"+escapePointer(kw), depth+1)
 			}
 		case *array:
 			for i, it := range x.items {
@@ -701,7 +701,7 @@ func lookupPointer(doc *jsonpos.Value, ptr string) (*jsonpos.Value, bool) {
 			cur = next
 		case jsonpos.Array:
 			var i int
-			if _, err := fmt.Sscan(tok, &i); err != nil || i < 0 || i >= len(cur.Items) || !isArrayIndex(tok) {
+			if _, err := fmt.Sscan(tok, &i); err != nil || i < 0 || i >= len(cur.Items) || !jsonpos.IsArrayIndex(tok) {
 				return nil, false
 			}
 			cur = cur.Items[i]

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/jsregexp"
 )
 
@@ -214,7 +215,7 @@ func (c *compiler) addSchema(v any) *env {
 	}
 	baseID := ""
 	if o, ok := v.(*object); ok {
-		if id, ok := o.get("$id"); ok {
+		if id, ok := o.Get("$id"); ok {
 			switch x := id.(type) {
 			case string:
 				baseID = normalizeID(x)
@@ -232,7 +233,7 @@ func (c *compiler) addSchema(v any) *env {
 	e := &env{schema: v, baseID: baseID, localRefs: map[string]localRef{}, refCache: map[string]*env{}}
 	e.root = e
 	if o, ok := v.(*object); ok {
-		if a, ok := o.get("$async"); ok && jsTruthy(a) {
+		if a, ok := o.Get("$async"); ok && jsTruthy(a) {
 			e.async = true
 		}
 	}
@@ -291,7 +292,7 @@ func (c *compiler) schemaRefs(root *env) {
 		}
 		base := parentBase
 		if ptr != "" {
-			if id, ok := so.get("$id"); ok {
+			if id, ok := so.Get("$id"); ok {
 				if s, ok := id.(string); ok {
 					ref := s
 					if base != "" {
@@ -329,15 +330,15 @@ func (c *compiler) schemaRefs(root *env) {
 				}
 			}
 			for _, k := range []string{"$anchor", "$dynamicAnchor"} {
-				if a, ok := so.get(k); ok {
+				if a, ok := so.Get(k); ok {
 					if s, ok := a.(string); ok && !isAnchorName(s) {
 						c.fault(ptr+"/"+k, k, fmt.Sprintf("%q is not an anchor name", s), fmt.Sprintf("invalid anchor %q", s))
 					}
 				}
 			}
 		}
-		for _, k := range so.ordered() {
-			sub := so.vals[k]
+		for _, k := range so.JSKeys() {
+			sub := so.At(k)
 			if a, ok := sub.(*array); ok {
 				if arrayKeywords[k] {
 					for i, it := range a.items {
@@ -346,8 +347,8 @@ func (c *compiler) schemaRefs(root *env) {
 				}
 			} else if propsKeywords[k] {
 				if po, ok := sub.(*object); ok {
-					for _, pk := range po.ordered() {
-						walk(po.vals[pk], ptr+"/"+k+"/"+escapePointer(pk), base, depth+1)
+					for _, pk := range po.JSKeys() {
+						walk(po.At(pk), ptr+"/"+k+"/"+escapePointer(pk), base, depth+1)
 					}
 				}
 			} else if !skipKeywords[k] {
@@ -393,7 +394,7 @@ func (c *compiler) validateSchema(e *env) {
 		}
 	}
 	if o != nil {
-		if s, ok := o.get("$schema"); ok {
+		if s, ok := o.Get("$schema"); ok {
 			str, isStr := s.(string)
 			if !isStr {
 				c.fault("/$schema", "$schema", `"$schema" must be a string`, "$schema must be a string")
@@ -548,7 +549,7 @@ func (c *compiler) topCode(it *cctx) *node {
 		c.checkUnknownRules(it, it.schema)
 		if schemaHasRules(it.schema) {
 			if o, ok := it.schema.(*object); ok && it.opts.useDefaults {
-				if _, has := o.get("default"); has {
+				if _, has := o.Get("default"); has {
 					c.fault(it.ptr+"/default", "default", "Ajv ignores a default at the root of a schema, and its strict mode refuses it", "strict mode: default is ignored in the schema root")
 				}
 			}
@@ -568,12 +569,12 @@ func (c *compiler) subschemaCode(it *cctx) *node {
 		c.checkUnknownRules(it, it.schema)
 		if schemaHasRules(it.schema) {
 			if o, ok := it.schema.(*object); ok {
-				if id, ok := o.get("$id"); ok && jsTruthy(id) {
+				if id, ok := o.Get("$id"); ok && jsTruthy(id) {
 					if s, ok := id.(string); ok {
 						it.baseID = resolveURL(it.baseID, s)
 					}
 				}
-				if a, ok := o.get("$async"); ok && jsTruthy(a) && !it.env.async {
+				if a, ok := o.Get("$async"); ok && jsTruthy(a) && !it.env.async {
 					c.fault(it.ptr+"/$async", "$async", "an $async subschema inside a schema that is not $async", "async schema in sync schema")
 				}
 			}
@@ -598,7 +599,7 @@ func isSchemaObj(s any) bool { _, b := s.(bool); return !b }
 func forInKeys(v any) []string {
 	switch x := v.(type) {
 	case *object:
-		return x.ordered()
+		return x.JSKeys()
 	case *array:
 		ks := make([]string, len(x.items))
 		for i := range x.items {
@@ -679,7 +680,7 @@ func (c *compiler) alwaysValid(it *cctx, s any, ptr string) bool {
 	if b, ok := s.(bool); ok {
 		return b
 	}
-	if o, ok := s.(*object); ok && len(o.keys) == 0 {
+	if o, ok := s.(*object); ok && o.Len() == 0 {
 		return true
 	}
 	if len(forInKeys(s)) == 0 {
@@ -698,7 +699,7 @@ var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true,
 // schemaTypes is getSchemaTypes.
 func (c *compiler) schemaTypes(it *cctx, o *object) []string {
 	var types []string
-	tv, hasType := o.get("type")
+	tv, hasType := o.Get("type")
 	switch x := tv.(type) {
 	case string:
 		if x != "" {
@@ -736,7 +737,7 @@ func (c *compiler) schemaTypes(it *cctx, o *object) []string {
 		c.fault(it.ptr+"/type", "type", "a type that is not a JSON Schema type", "type must be JSONType or JSONType[]: "+strings.Join(names, ","))
 		types = kept
 	}
-	nullable, hasNullable := o.get("nullable")
+	nullable, hasNullable := o.Get("nullable")
 	hasNull := false
 	for _, t := range types {
 		if t == "null" {
@@ -774,11 +775,11 @@ func (c *compiler) typeAndKeywords(it *cctx) *node {
 		return n
 	}
 	n.types = c.schemaTypes(it, o)
-	n.typeValue, _ = o.get("type")
+	n.typeValue, _ = o.Get("type")
 	if len(n.types) == 1 {
 		n.rulesForType = hasRulesForType(o, n.types[0])
 	}
-	if ref, ok := o.get("$ref"); ok && !schemaHasRulesButRef(o) {
+	if ref, ok := o.Get("$ref"); ok && !schemaHasRulesButRef(o) {
 		if kw := c.keyword(it, o, "$ref", ref, ""); kw != nil {
 			n.refOnly = kw
 		}
@@ -793,7 +794,7 @@ func (c *compiler) typeAndKeywords(it *cctx) *node {
 			c.assignDefaults(it, o, g.typ, gr)
 		}
 		for _, kw := range g.keywords {
-			v, ok := o.get(kw)
+			v, ok := o.Get(kw)
 			if !ok {
 				continue
 			}
@@ -822,7 +823,7 @@ var ruleGroups = []ruleGroup{
 
 func shouldUseGroup(o *object, g ruleGroup) bool {
 	for _, k := range g.keywords {
-		if o.has(k) {
+		if o.Has(k) {
 			return true
 		}
 	}
@@ -844,17 +845,17 @@ func hasRulesForType(o *object, t string) bool {
 func (c *compiler) assignDefaults(it *cctx, o *object, typ string, gr *group) {
 	switch typ {
 	case "object":
-		pv, _ := o.get("properties")
+		pv, _ := o.Get("properties")
 		props, ok := pv.(*object)
 		if !ok || !jsTruthy(pv) {
 			return
 		}
-		for _, k := range props.ordered() {
-			sch, _ := props.vals[k].(*object)
+		for _, k := range props.JSKeys() {
+			sch, _ := props.At(k).(*object)
 			if sch == nil {
 				continue
 			}
-			d, ok := sch.get("default")
+			d, ok := sch.Get("default")
 			if !ok {
 				continue
 			}
@@ -867,7 +868,7 @@ func (c *compiler) assignDefaults(it *cctx, o *object, typ string, gr *group) {
 			gr.defaults = append(gr.defaults, defaultSpec{prop: k, value: d})
 		}
 	case "array":
-		iv, _ := o.get("items")
+		iv, _ := o.Get("items")
 		items, ok := iv.(*array)
 		if !ok {
 			return
@@ -877,7 +878,7 @@ func (c *compiler) assignDefaults(it *cctx, o *object, typ string, gr *group) {
 			if sch == nil {
 				continue
 			}
-			d, ok := sch.get("default")
+			d, ok := sch.Get("default")
 			if !ok {
 				continue
 			}
@@ -903,7 +904,9 @@ func jsProperty(k string) string {
 	if ok {
 		return "." + k
 	}
-	return "[" + jsonString(k) + "]"
+	// Ajv's safeStringify: JSON.stringify, with U+2028 and U+2029 escaped.
+	q := strings.NewReplacer("\u2028", `\u2028`, "\u2029", `\u2029`).Replace(jsonString(k))
+	return "[" + q + "]"
 }
 
 // sub builds the context of a subschema (KeywordCxt.subschema).
@@ -977,7 +980,7 @@ func schemaTypeJSON(types string) string {
 // keyword compiles one keyword (keywordCode), returning nil when it generates no code.
 func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType string) kwNode {
 	if strings.HasPrefix(kw, "format") && kw != "format" {
-		if !o.has("format") {
+		if !o.Has("format") {
 			c.fault(it.ptr+"/"+kw, kw, fmt.Sprintf("%q needs a \"format\" next to it", kw), fmt.Sprintf("parent schema must have dependencies of %s: format", kw))
 			return nil
 		}
@@ -1047,12 +1050,12 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 		}
 		return k
 	case "if":
-		if !o.has("then") && !o.has("else") {
+		if !o.Has("then") && !o.Has("else") {
 			c.fault(ptr, kw, `"if" has no "then" nor "else"`, `strict mode: "if" without "then" and "else" is ignored`)
 			return nil
 		}
 		hasSchema := func(name string) bool {
-			s, ok := o.get(name)
+			s, ok := o.Get(name)
 			return ok && !c.alwaysValid(it, s, it.ptr+"/"+name)
 		}
 		hasThen, hasElse := hasSchema("then"), hasSchema("else")
@@ -1064,16 +1067,16 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 		s.composite, s.allErrors = true, false
 		k.cond = c.subschemaCode(s)
 		if hasThen {
-			t, _ := o.get("then")
+			t, _ := o.Get("then")
 			k.then = c.subschemaCode(c.sub(it, t, kwPath(it, "then"), it.ptr+"/then"))
 		}
 		if hasElse {
-			e, _ := o.get("else")
+			e, _ := o.Get("else")
 			k.els = c.subschemaCode(c.sub(it, e, kwPath(it, "else"), it.ptr+"/else"))
 		}
 		return k
 	case "then", "else":
-		if !o.has("if") {
+		if !o.Has("if") {
 			c.fault(ptr, kw, fmt.Sprintf("%q has no \"if\"", kw), fmt.Sprintf("strict mode: %q without \"if\" is ignored", kw))
 		}
 		return nil
@@ -1108,7 +1111,7 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 		if !it.opts.validateFormats {
 			return nil
 		}
-		fv, _ := o.get("format")
+		fv, _ := o.Get("format")
 		name, _ := fv.(string)
 		f, ok := formats[name]
 		if !ok || f.always {
@@ -1134,7 +1137,7 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 			return nil
 		}
 		var itemTypes []string
-		if iv, ok := o.get("items"); ok && jsTruthy(iv) {
+		if iv, ok := o.Get("items"); ok && jsTruthy(iv) {
 			if io, ok := iv.(*object); ok {
 				itemTypes = c.schemaTypes(c.sub(it, io, "", it.ptr+"/items"), io)
 			}
@@ -1157,7 +1160,7 @@ func (c *compiler) keyword(it *cctx, o *object, kw string, v any, ruleType strin
 		s.composite = true
 		return &kwPropertyNames{body: c.subschemaCode(s), path: kwPath(it, kw)}
 	case "additionalItems":
-		items, ok := o.get("items")
+		items, ok := o.Get("items")
 		tuple, isTuple := items.(*array)
 		if !ok || !isTuple {
 			c.fault(ptr, kw, `"additionalItems" without an array of schemas in "items"`, `strict mode: "additionalItems" is ignored when "items" is not an array of schemas`)
@@ -1210,18 +1213,18 @@ func (c *compiler) pattern(it *cctx, ptr, kw, src string) *jsregexp.Regexp {
 
 func (c *compiler) properties(it *cctx, o, props *object, ptr string) kwNode {
 	k := &kwProperties{}
-	for _, p := range props.ordered() {
+	for _, p := range props.JSKeys() {
 		if p == "__proto__" {
 			continue
 		}
-		sch := props.vals[p]
+		sch := props.At(p)
 		pp := ptr + "/" + escapePointer(p)
 		if c.alwaysValid(it, sch, pp) {
 			continue
 		}
 		hasDefault := false
 		if so, ok := sch.(*object); ok && it.opts.useDefaults && !it.composite {
-			_, hasDefault = so.get("default")
+			_, hasDefault = so.Get("default")
 		}
 		body := c.subschemaCode(c.dataSub(it, sch, kwPropPath(it, "properties", p), pp))
 		k.props = append(k.props, propNode{name: p, body: body, hasDefault: hasDefault})
@@ -1233,7 +1236,7 @@ func (c *compiler) properties(it *cctx, o, props *object, ptr string) kwNode {
 }
 
 func (c *compiler) patternProperties(it *cctx, o, pats *object, ptr string) kwNode {
-	patterns := pats.ordered()
+	patterns := pats.JSKeys()
 	var filtered []string
 	for _, p := range patterns {
 		if p != "__proto__" {
@@ -1243,7 +1246,7 @@ func (c *compiler) patternProperties(it *cctx, o, pats *object, ptr string) kwNo
 	patterns = filtered
 	always := map[string]bool{}
 	for _, p := range patterns {
-		always[p] = c.alwaysValid(it, pats.vals[p], ptr+"/"+escapePointer(p))
+		always[p] = c.alwaysValid(it, pats.At(p), ptr+"/"+escapePointer(p))
 	}
 	n := 0
 	for _, p := range patterns {
@@ -1254,7 +1257,7 @@ func (c *compiler) patternProperties(it *cctx, o, pats *object, ptr string) kwNo
 	if len(patterns) == 0 || n == len(patterns) {
 		return nil
 	}
-	pv, _ := o.get("properties")
+	pv, _ := o.Get("properties")
 	checkProps, _ := pv.(*object)
 	k := &kwPatternProperties{}
 	for _, p := range patterns {
@@ -1265,7 +1268,7 @@ func (c *compiler) patternProperties(it *cctx, o, pats *object, ptr string) kwNo
 				c.fault(pp, "patternProperties", fmt.Sprintf("%q is not a JavaScript regular expression", p), err.Error())
 				continue
 			}
-			for _, prop := range checkProps.ordered() {
+			for _, prop := range checkProps.JSKeys() {
 				if re.MatchString(prop) {
 					c.fault(pp, "patternProperties", fmt.Sprintf("the property %q also matches the pattern %q, which Ajv's strict mode refuses", prop, p),
 						fmt.Sprintf("strict mode: property %s matches pattern %s (use allowMatchingProperties)", prop, p))
@@ -1279,7 +1282,7 @@ func (c *compiler) patternProperties(it *cctx, o, pats *object, ptr string) kwNo
 		pn := patternNode{re: re}
 		it.newKey()
 		if !always[p] {
-			pn.body = c.subschemaCode(c.dataSub(it, pats.vals[p], kwPropPath(it, "patternProperties", p), pp))
+			pn.body = c.subschemaCode(c.dataSub(it, pats.At(p), kwPropPath(it, "patternProperties", p), pp))
 		}
 		k.patterns = append(k.patterns, pn)
 	}
@@ -1291,9 +1294,9 @@ func (c *compiler) additionalProperties(it *cctx, o *object, v any, ptr string) 
 		return nil
 	}
 	k := &kwAdditionalProperties{path: kwPath(it, "additionalProperties")}
-	if pv, ok := o.get("properties"); ok {
+	if pv, ok := o.Get("properties"); ok {
 		if po, ok := pv.(*object); ok {
-			for _, p := range po.ordered() {
+			for _, p := range po.JSKeys() {
 				if p != "__proto__" {
 					k.props = append(k.props, p)
 				}
@@ -1301,9 +1304,9 @@ func (c *compiler) additionalProperties(it *cctx, o *object, v any, ptr string) 
 			k.propsObj = po
 		}
 	}
-	if pv, ok := o.get("patternProperties"); ok {
+	if pv, ok := o.Get("patternProperties"); ok {
 		if po, ok := pv.(*object); ok {
-			for _, p := range po.ordered() {
+			for _, p := range po.JSKeys() {
 				if p == "__proto__" {
 					continue
 				}
@@ -1328,11 +1331,11 @@ func (c *compiler) additionalProperties(it *cctx, o *object, v any, ptr string) 
 
 func (c *compiler) dependencies(it *cctx, deps *object, ptr string) kwNode {
 	k := &kwDependencies{path: kwPath(it, "dependencies")}
-	for _, p := range deps.ordered() {
+	for _, p := range deps.JSKeys() {
 		if p == "__proto__" {
 			continue
 		}
-		v := deps.vals[p]
+		v := deps.At(p)
 		if a, ok := v.(*array); ok {
 			var names []string
 			for _, it := range a.items {
@@ -1341,11 +1344,11 @@ func (c *compiler) dependencies(it *cctx, deps *object, ptr string) kwNode {
 			k.propDeps = append(k.propDeps, propDep{prop: p, deps: names})
 		}
 	}
-	for _, p := range deps.ordered() {
+	for _, p := range deps.JSKeys() {
 		if p == "__proto__" {
 			continue
 		}
-		v := deps.vals[p]
+		v := deps.At(p)
 		if _, ok := v.(*array); ok {
 			continue
 		}
@@ -1382,7 +1385,7 @@ func (c *compiler) ref(it *cctx, ref string) kwNode {
 		return &kwRef{inline: c.subschemaCode(s)}
 	}
 	if o, ok := target.schema.(*object); ok {
-		if a, ok := o.get("$async"); ok && jsTruthy(a) && !it.env.async {
+		if a, ok := o.Get("$async"); ok && jsTruthy(a) && !it.env.async {
 			c.fault(ptr, "$ref", "a reference to an $async schema from a schema that is not $async", "async schema referenced by sync schema")
 			return nil
 		}
@@ -1399,11 +1402,11 @@ func hasRef(v any, depth int) bool {
 	}
 	switch x := v.(type) {
 	case *object:
-		for _, k := range x.keys {
+		for _, k := range x.Keys() {
 			if refKeywords[k] {
 				return true
 			}
-			if hasRef(x.vals[k], depth+1) {
+			if hasRef(x.At(k), depth+1) {
 				return true
 			}
 		}
@@ -1482,7 +1485,7 @@ func (c *compiler) resolveSchema(root *env, ref string, depth int) *env {
 	if id == normalizeID(ref) {
 		b := base
 		if o := target.schema.(*object); o != nil {
-			if s, ok := o.get("$id"); ok {
+			if s, ok := o.Get("$id"); ok {
 				if str, ok := s.(string); ok && str != "" {
 					b = resolveURL(b, str)
 				}
@@ -1522,7 +1525,7 @@ func (c *compiler) jsonPointer(p uriParts, e *env, depth int) *env {
 		schema = next
 		ptr += "/" + escapePointer(key)
 		if o, ok := schema.(*object); ok && !preventScopeChange[part] {
-			if s, ok := o.get("$id"); ok {
+			if s, ok := o.Get("$id"); ok {
 				if str, ok := s.(string); ok && str != "" {
 					baseID = resolveURL(baseID, str)
 				}
@@ -1531,7 +1534,7 @@ func (c *compiler) jsonPointer(p uriParts, e *env, depth int) *env {
 	}
 	var t *env
 	if o, ok := schema.(*object); ok {
-		if r, ok := o.get("$ref"); ok && jsTruthy(r) && !schemaHasRulesButRef(o) {
+		if r, ok := o.Get("$ref"); ok && jsTruthy(r) && !schemaHasRulesButRef(o) {
 			if rs, ok := r.(string); ok {
 				t = c.resolveSchema(e.root, resolveURL(baseID, rs), depth+1)
 			}
@@ -1562,9 +1565,9 @@ func sameValue(a, b any) bool {
 func childOf(v any, key string) (any, bool) {
 	switch x := v.(type) {
 	case *object:
-		return x.get(key)
+		return x.Get(key)
 	case *array:
-		if isArrayIndex(key) {
+		if jsonpos.IsArrayIndex(key) {
 			var i int
 			fmt.Sscan(key, &i)
 			if i < len(x.items) {
@@ -1576,7 +1579,7 @@ func childOf(v any, key string) (any, bool) {
 		}
 	case string:
 		u := utf16Units(x)
-		if isArrayIndex(key) {
+		if jsonpos.IsArrayIndex(key) {
 			var i int
 			fmt.Sscan(key, &i)
 			if i < len(u) {

@@ -304,7 +304,7 @@ func (e *evaluator) coerceData(n *node, l *loc, coerceTo []string) {
 	l.val = coerced
 	switch p := l.parent.(type) {
 	case *object:
-		p.set(l.key, coerced)
+		p.Set(l.key, coerced)
 	case *array:
 		if l.index < len(p.items) {
 			p.items[l.index] = coerced
@@ -334,10 +334,10 @@ func (e *evaluator) assignDefaults(g *group, l *loc) {
 		if !ok {
 			continue
 		}
-		if _, present := o.lookup(d.prop); present {
+		if _, present := lookup(o, d.prop); present {
 			continue
 		}
-		o.set(d.prop, deepCopy(d.value))
+		o.Set(d.prop, deepCopy(d.value))
 	}
 }
 
@@ -558,7 +558,7 @@ func (k *kwCount) eval(e *evaluator, n *node, l *loc) bool {
 	case *array:
 		count, unit = len(x.items), "items"
 	case *object:
-		count, unit = len(x.keys), "properties"
+		count, unit = x.Len(), "properties"
 	case protoValue:
 		count, unit = 0, "properties"
 	}
@@ -645,9 +645,9 @@ func (k *kwRequired) eval(e *evaluator, n *node, l *loc) bool {
 	for _, p := range k.props {
 		present := false
 		if o != nil {
-			_, present = o.lookup(p)
+			_, present = lookup(o, p)
 		} else if _, isProto := l.val.(protoValue); isProto {
-			_, present = (&object{}).lookup(p)
+			_, present = lookup(nil, p)
 		}
 		if !present {
 			e.addError(l, "required", k.path, "must have required property '"+p+"'")
@@ -726,7 +726,7 @@ func (k *kwProperties) eval(e *evaluator, n *node, l *loc) bool {
 	}
 	valid := true
 	for _, p := range k.props {
-		v, present := o.lookup(p.name)
+		v, present := lookup(o, p.name)
 		if !present && !(p.hasDefault && e.defaults) {
 			continue
 		}
@@ -757,11 +757,11 @@ func (k *kwPatternProperties) eval(e *evaluator, n *node, l *loc) bool {
 	}
 	start := len(e.errs)
 	for _, p := range k.patterns {
-		for _, key := range o.ordered() {
+		for _, key := range o.JSKeys() {
 			if !p.re.MatchString(key) || p.body == nil {
 				continue
 			}
-			v, present := o.get(key)
+			v, present := o.Get(key)
 			if !present {
 				continue
 			}
@@ -788,10 +788,10 @@ func (k *kwAdditionalProperties) eval(e *evaluator, n *node, l *loc) bool {
 		return true
 	}
 	start := len(e.errs)
-	for _, key := range o.ordered() {
+	for _, key := range o.JSKeys() {
 		defined := false
 		if len(k.props) > 8 {
-			defined = k.propsObj.has(key)
+			defined = k.propsObj.Has(key)
 		} else {
 			for _, p := range k.props {
 				if p == key {
@@ -816,7 +816,7 @@ func (k *kwAdditionalProperties) eval(e *evaluator, n *node, l *loc) bool {
 			}
 			continue
 		}
-		v, present := o.get(key)
+		v, present := o.Get(key)
 		if !present {
 			continue
 		}
@@ -853,7 +853,7 @@ func (k *kwDependencies) eval(e *evaluator, n *node, l *loc) bool {
 		if len(d.deps) == 0 {
 			continue
 		}
-		if _, present := o.lookup(d.prop); !present {
+		if _, present := lookup(o, d.prop); !present {
 			continue
 		}
 		word := "properties"
@@ -862,7 +862,7 @@ func (k *kwDependencies) eval(e *evaluator, n *node, l *loc) bool {
 		}
 		msg := fmt.Sprintf("must have %s %s when property %s is present", word, strings.Join(d.deps, ", "), d.prop)
 		for _, dep := range d.deps {
-			if _, present := o.lookup(dep); !present {
+			if _, present := lookup(o, dep); !present {
 				e.addError(l, "dependencies", k.path, msg)
 				if !n.allErrors {
 					return false
@@ -871,7 +871,7 @@ func (k *kwDependencies) eval(e *evaluator, n *node, l *loc) bool {
 		}
 	}
 	for _, d := range k.schemaDeps {
-		if _, present := o.lookup(d.prop); !present {
+		if _, present := lookup(o, d.prop); !present {
 			continue
 		}
 		if !e.run(d.body, l) && !n.allErrors {
@@ -892,7 +892,7 @@ func (k *kwPropertyNames) eval(e *evaluator, n *node, l *loc) bool {
 		return true
 	}
 	start := len(e.errs)
-	for _, key := range o.ordered() {
+	for _, key := range o.JSKeys() {
 		kl := &loc{val: key, path: l.path, parent: o, key: l.selfKey, selfKey: l.selfKey, keyConst: true, inName: true, name: key}
 		if !e.run(k.body, kl) {
 			er := Error{InstancePath: l.path, SchemaPath: k.path, Keyword: "propertyNames", Message: "property name must be valid"}

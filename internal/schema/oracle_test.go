@@ -128,8 +128,8 @@ func parseOrdered(t *testing.T, raw json.RawMessage) any {
 func reviveJS(v any) any {
 	switch x := v.(type) {
 	case *object:
-		if len(x.keys) == 1 && x.keys[0] == "$js" {
-			switch x.vals["$js"] {
+		if x.Len() == 1 && x.Keys()[0] == "$js" {
+			switch x.At("$js") {
 			case "undefined":
 				return undef
 			case "Infinity":
@@ -140,8 +140,8 @@ func reviveJS(v any) any {
 				return math.NaN()
 			}
 		}
-		for k, val := range x.vals {
-			x.vals[k] = reviveJS(val)
+		for _, k := range x.Keys() {
+			x.Set(k, reviveJS(x.At(k)))
 		}
 	case *array:
 		for i, it := range x.items {
@@ -174,8 +174,8 @@ func encodeJS(v any) any {
 		return x
 	case *object:
 		m := map[string]any{}
-		for _, k := range x.keys {
-			m[k] = encodeJS(x.vals[k])
+		for _, k := range x.Keys() {
+			m[k] = encodeJS(x.At(k))
 		}
 		return m
 	case *array:

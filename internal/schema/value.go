@@ -26,10 +26,9 @@ import (
 // undefinedValue (an array hole), jsFunction (an inherited method) and protoValue
 // (Object.prototype, what data.__proto__ finds).
 
-type object struct {
-	keys []string // insertion order
-	vals map[string]any
-}
+// object is a JavaScript object: jsonpos's ordered object (keys in insertion order; JSKeys
+// gives JavaScript's enumeration order).
+type object = jsonpos.OrderedObject
 
 type array struct {
 	items []any
@@ -53,22 +52,9 @@ var objectPrototype = map[string]bool{
 	"propertyIsEnumerable": true, "toString": true, "valueOf": true, "toLocaleString": true,
 }
 
-func newObject() *object { return &object{vals: map[string]any{}} }
-
-func (o *object) has(k string) bool { _, ok := o.vals[k]; return ok }
-
-func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
-
-func (o *object) set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
 // lookup returns what JavaScript's `o[k]` reads: an own property, or an inherited one.
-func (o *object) lookup(k string) (any, bool) {
-	if v, ok := o.vals[k]; ok {
+func lookup(o *object, k string) (any, bool) {
+	if v, ok := o.Get(k); ok {
 		return v, true
 	}
 	if k == "__proto__" {
@@ -78,42 +64,6 @@ func (o *object) lookup(k string) (any, bool) {
 		return jsFunction{k}, true
 	}
 	return nil, false
-}
-
-// ordered returns the keys in the order JavaScript enumerates them: array-index keys in
-// ascending numeric order, then the others in insertion order.
-func (o *object) ordered() []string {
-	var idx []string
-	var rest []string
-	for _, k := range o.keys {
-		if isArrayIndex(k) {
-			idx = append(idx, k)
-		} else {
-			rest = append(rest, k)
-		}
-	}
-	if len(idx) == 0 {
-		return rest
-	}
-	sort.Slice(idx, func(i, j int) bool {
-		a, _ := strconv.ParseUint(idx[i], 10, 64)
-		b, _ := strconv.ParseUint(idx[j], 10, 64)
-		return a < b
-	})
-	return append(idx, rest...)
-}
-
-func isArrayIndex(k string) bool {
-	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < '0' || k[i] > '9' {
-			return false
-		}
-	}
-	n, err := strconv.ParseUint(k, 10, 64)
-	return err == nil && n < 1<<32-1
 }
 
 // fromJSONPos converts a parsed document into the value model, as JSON.parse would build it
@@ -138,9 +88,9 @@ func fromJSONPos(v *jsonpos.Value) any {
 		}
 		return a
 	case jsonpos.Object:
-		o := newObject()
+		o := jsonpos.NewOrderedObject()
 		for _, m := range v.Members {
-			o.set(m.Key, fromJSONPos(m.Value))
+			o.Set(m.Key, fromJSONPos(m.Value))
 		}
 		return o
 	}
@@ -210,7 +160,7 @@ func fromGoDepth(v any, depth int) (any, error) {
 		}
 		return a, nil
 	case map[string]any:
-		o := newObject()
+		o := jsonpos.NewOrderedObject()
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
@@ -221,7 +171,7 @@ func fromGoDepth(v any, depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.set(k, c)
+			o.Set(k, c)
 		}
 		return o, nil
 	case *jsonpos.Value:
@@ -255,9 +205,9 @@ func isRangeErr(err error) bool {
 func toGo(v any) any {
 	switch x := v.(type) {
 	case *object:
-		m := make(map[string]any, len(x.keys))
-		for _, k := range x.keys {
-			m[k] = toGo(x.vals[k])
+		m := make(map[string]any, x.Len())
+		for _, k := range x.Keys() {
+			m[k] = toGo(x.At(k))
 		}
 		return m
 	case *array:
@@ -275,9 +225,9 @@ func toGo(v any) any {
 func deepCopy(v any) any {
 	switch x := v.(type) {
 	case *object:
-		o := &object{keys: append([]string(nil), x.keys...), vals: make(map[string]any, len(x.vals))}
-		for k, val := range x.vals {
-			o.vals[k] = deepCopy(val)
+		o := jsonpos.NewOrderedObject()
+		for _, k := range x.Keys() {
+			o.Set(k, deepCopy(x.At(k)))
 		}
 		return o
 	case *array:
@@ -331,12 +281,12 @@ func jsEqual(a, b any) bool {
 		if x == y {
 			return true
 		}
-		if len(x.vals) != len(y.vals) {
+		if x.Len() != y.Len() {
 			return false
 		}
-		for k, v := range x.vals {
-			w, ok := y.vals[k]
-			if !ok || !jsEqual(v, w) {
+		for _, k := range x.Keys() {
+			w, ok := y.Get(k)
+			if !ok || !jsEqual(x.At(k), w) {
 				return false
 			}
 		}
@@ -533,13 +483,33 @@ func jsString(v any) string {
 	return ""
 }
 
-// jsonString writes a value as JSON.stringify would (for messages).
-func jsonString(v any) string {
-	b, err := json.Marshal(toGo(v))
-	if err != nil {
-		return "null"
+// jsonString writes a value as JSON.stringify would (for messages): holes as null, an
+// inherited method or Object.prototype left out of an object and null in an array.
+func jsonString(v any) string { return string(jsonpos.Stringify(stringifiable(v), "")) }
+
+// stringifiable converts a value to those jsonpos.Stringify takes.
+func stringifiable(v any) any {
+	switch x := v.(type) {
+	case *object:
+		o := jsonpos.NewOrderedObject()
+		for _, k := range x.Keys() {
+			switch val := x.At(k); val.(type) {
+			case undefinedValue, jsFunction, protoValue:
+			default:
+				o.Set(k, stringifiable(val))
+			}
+		}
+		return o
+	case *array:
+		out := make([]any, len(x.items))
+		for i, it := range x.items {
+			out[i] = stringifiable(it)
+		}
+		return out
+	case undefinedValue, jsFunction, protoValue:
+		return nil
 	}
-	return string(b)
+	return v
 }
 
 // utf16Units returns the UTF-16 code units of s, as JavaScript strings hold them.
