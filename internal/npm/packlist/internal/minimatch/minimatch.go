@@ -3,7 +3,7 @@
 // behaviour, corner cases included (extglobs, POSIX classes, backslash escapes, regexp quirks),
 // and no Go glob library reproduces it, so the port follows minimatch's own structure: a glob
 // segment is turned into the same JavaScript regular expression source minimatch builds, and a
-// small JavaScript-compatible regexp engine (regex.go) runs it. Windows path handling is left
+// JavaScript regexp engine (internal/jsregexp, shared with the schema patterns) runs it. Windows path handling is left
 // out: npm runs these matches with POSIX paths.
 package minimatch
 
