@@ -2,9 +2,9 @@
 // uses for `files`, `.npmignore` and `.gitignore`. npm's packlist is defined by this library's
 // behaviour, corner cases included (extglobs, POSIX classes, backslash escapes, regexp quirks),
 // and no Go glob library reproduces it, so the port follows minimatch's own structure: a glob
-// segment is turned into the same JavaScript regular expression source minimatch builds, and a
-// JavaScript regexp engine (internal/jsregexp, shared with the schema patterns) runs it. Windows path handling is left
-// out: npm runs these matches with POSIX paths.
+// segment is turned into the same JavaScript regular expression source minimatch builds, and
+// the JavaScript regexp engine (internal/jsregexp, shared with the schema patterns) runs it.
+// Windows path handling is left out: npm runs these matches with POSIX paths.
 package minimatch
 
 import (
