@@ -120,10 +120,8 @@ type createJSON struct {
 	Files         []string `json:"files"`
 }
 
+// createRun scaffolds the package. ctx is the command's context, never nil (cobra gives every command one).
 func createRun(ctx context.Context, opts *CreateOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	cfg, err := opts.Config()
 	if err != nil {
 		return err

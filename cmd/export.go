@@ -211,10 +211,8 @@ package.json keeps its layout. The entry is loaded first, to prove it registers 
 	return c
 }
 
+// exportRun writes the export. ctx is the command's context, never nil (cobra gives every command one).
 func exportRun(ctx context.Context, opts *ExportOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch opts.Target {
@@ -248,11 +246,14 @@ func writeJSON(opts *ExportOptions, v any) error {
 }
 
 func exportHermes(ctx context.Context, opts *ExportOptions) error {
+	secrets, err := parseSecrets(opts.Secrets)
+	if err != nil {
+		return err
+	}
 	p, err := openRuntimePack(opts.Dir, opts.Path)
 	if err != nil {
 		return err
 	}
-	secrets, _ := parseSecrets(opts.Secrets)
 	l, res, err := loadForExport(ctx, p, secrets)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -84,5 +85,15 @@ func TestExportRefusals(t *testing.T) {
 				t.Fatalf("got %v (exit %d), want exit 2 with %q", err, exit.Code(err), c.want)
 			}
 		})
+	}
+}
+
+// TestExportRunRefusesBadSecrets: the run itself (as a caller that skips the command's flag
+// checks reaches it) refuses a --secret that names no environment variable, with exit 2 and
+// without repeating the value, before it reads the pack.
+func TestExportRunRefusesBadSecrets(t *testing.T) {
+	err := exportRun(context.Background(), &ExportOptions{Target: "hermes", Path: "does-not-exist", Secrets: []string{"serper.apiKey=sk-live-123"}})
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--secret serper.apiKey=…") || strings.Contains(err.Error(), "sk-live") {
+		t.Fatalf("got %v (exit %d), want exit 2 naming the secret's id only", err, exit.Code(err))
 	}
 }

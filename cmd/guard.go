@@ -113,10 +113,8 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
+// guardRun runs plaios guard. ctx is the command's context, never nil (cobra gives every command one).
 func guardRun(ctx context.Context, opts *GuardOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

@@ -189,10 +189,8 @@ func loaderError(err error) error {
 	return exit.EnvErr(err)
 }
 
+// mcpServeRun serves the pack over MCP. ctx is the command's context, never nil (cobra gives every command one).
 func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p, err := openRuntimePack(opts.Dir, opts.Path)

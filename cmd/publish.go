@@ -142,10 +142,8 @@ func (o *PublishOptions) body(dir string) (string, bool, error) {
 	return body, ok, nil
 }
 
+// runPublish publishes the plan. ctx is the command's context, never nil (cobra gives every command one).
 func runPublish(ctx context.Context, opts *PublishOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &publishRenderer{io: opts.IO, json: opts.JSON}

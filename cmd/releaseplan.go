@@ -84,11 +84,7 @@ commit's message, as a squash merge writes it. Read-only unless --write.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return RunReleasePlan(ctx, opts)
+			return RunReleasePlan(cmd.Context(), opts)
 		},
 	}
 	fl := c.Flags()

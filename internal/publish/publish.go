@@ -318,6 +318,7 @@ type run struct {
 // Run publishes the plan. The error is for the run as a whole (a refused plan, a tarball that
 // is not the one guard tested, a missing tool, an unreachable registry before anything was
 // written); failed releases are in the Result, and Result.Err turns them into the exit code.
+// ctx must not be nil.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	r, err := newRun(ctx, opts)
 	if err != nil {
@@ -369,9 +370,6 @@ func newRun(ctx context.Context, opts Options) (*run, error) {
 	}
 	if opts.Packs == "" {
 		return nil, exit.Usagef("--packs is required: give the folder plaios guard --out wrote the tarballs and guard-report.json to")
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	return &run{opts: opts, ctx: ctx, red: NewRedactor(opts.Getenv), getenv: opts.Getenv, env: opts.Env}, nil
 }
