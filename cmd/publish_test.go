@@ -135,7 +135,7 @@ func startPlaios(t *testing.T, dir string, env []string, args ...string) *child 
 	}
 	c := &child{cmd: exec.Command(exe, args...)}
 	c.cmd.Dir = dir
-	c.cmd.Env = append(append([]string{}, env...), asPlaios+"=1")
+	c.cmd.Env = append(testenv.ChildEnv(t, env), asPlaios+"=1")
 	c.cmd.Stdout, c.cmd.Stderr = &c.stdout, &c.stderr
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)

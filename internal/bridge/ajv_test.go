@@ -151,7 +151,9 @@ export function createExtensionPack() {
 	if err := os.Symlink(testenv.NodeModules(t), filepath.Join(work, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(testenv.LookPath(t, "node"), filepath.Join(work, "oracle.mjs"), filepath.Join(work, "table.json")).Output()
+	oracleCmd := exec.Command(testenv.LookPath(t, "node"), filepath.Join(work, "oracle.mjs"), filepath.Join(work, "table.json"))
+	oracleCmd.Env = testenv.ChildEnv(t, nil)
+	out, err := oracleCmd.Output()
 	if err != nil {
 		t.Fatalf("ajv oracle: %v", err)
 	}

@@ -132,6 +132,7 @@ func runClient(t testing.TB, dir string, env map[string]string, steps []map[stri
 	defer cancel()
 	cmd := exec.CommandContext(ctx, testenv.LookPath(t, "node"), filepath.Join(work, "client.mjs"), planPath)
 	cmd.Dir = work
+	cmd.Env = testenv.ChildEnv(t, nil)
 	out, err := cmd.Output()
 	if err != nil {
 		stderr := ""

@@ -66,7 +66,7 @@ func TestGeneratedPacksPass(t *testing.T) {
 		go func(dir string) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if out, err := testenv.RunErr(dir, nil, npm, "run", "build"); err != nil {
+			if out, err := testenv.RunErr(dir, testenv.ChildEnv(t, nil), npm, "run", "build"); err != nil {
 				t.Errorf("build %s: %v\n%s", dir, err, out)
 			}
 		}(s.Dir)

@@ -8,8 +8,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,8 +41,14 @@ func testRegistry(t *testing.T) *testenv.Registry {
 	return shared.reg
 }
 
-// TestMain stops the shared registry when the tests are done.
+// TestMain makes the test process the reaper of what its children leave behind (so that
+// assertNoLeftovers sees every process the tests started) and stops the shared registry when
+// the tests are done.
 func TestMain(m *testing.M) {
+	if err := testenv.BecomeSubreaper(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	code := m.Run()
 	if shared.reg != nil {
 		shared.reg.Stop()
@@ -76,6 +82,7 @@ func copyTree(t *testing.T, src string) string {
 func baseOptions(t *testing.T, dir string) Options {
 	t.Helper()
 	reg := testRegistry(t)
+	testenv.SetTempDir(t) // guard's and the sandbox's folders, and the children's, go there
 	env := map[string]string{}
 	for _, kv := range testenv.CleanEnv() {
 		k, v, _ := strings.Cut(kv, "=")
@@ -288,20 +295,32 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
+// assertNoLeftovers checks what the test's own guard run left: no guard or sandbox folder in
+// the test's temporary folder (baseOptions gave it one), and no process the test started
+// still running but the shared registry.
 func assertNoLeftovers(t *testing.T) {
 	t.Helper()
-	entries, _ := os.ReadDir(os.TempDir())
+	tmp := os.Getenv("TMPDIR")
+	if !strings.HasPrefix(tmp, filepath.Dir(t.TempDir())) {
+		t.Fatalf("TMPDIR %s is not the test's own; call baseOptions first", tmp)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "plaios-guard-") && !strings.HasPrefix(e.Name(), "plaios-guard-verdaccio-") || strings.HasPrefix(e.Name(), "plaios-sandbox-") {
-			info, err := e.Info()
-			if err == nil && time.Since(info.ModTime()) < 10*time.Minute {
-				t.Errorf("left behind in the temporary folder: %s", e.Name())
-			}
+		if strings.HasPrefix(e.Name(), "plaios-guard-") || strings.HasPrefix(e.Name(), "plaios-sandbox-") {
+			t.Errorf("left behind in the temporary folder: %s", e.Name())
 		}
 	}
-	out, _ := exec.Command("pgrep", "-f", harnessFile).Output()
-	if len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("node harness processes are still running: %s", out)
+	pids, err := testenv.LiveChildren()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if shared.reg == nil || pid != shared.reg.PID() {
+			t.Errorf("a process the test started is still running: %d %s", pid, testenv.ProcessCommand(pid))
+		}
 	}
 }
 
@@ -505,12 +524,10 @@ func TestNoSandbox(t *testing.T) {
 func pnpm(t *testing.T) string {
 	t.Helper()
 	const version = "10.34.9"
-	dir := testenv.CacheDir(t, "pnpm-"+version)
-	bin := filepath.Join(dir, "node_modules", ".bin", "pnpm")
-	if _, err := os.Stat(bin); err != nil {
+	dir := testenv.Cached(t, testenv.CacheDir(t, "pnpm-"+version), func(dir string) {
 		testenv.Run(t, dir, nil, "npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", dir, "pnpm@"+version)
-	}
-	return bin
+	})
+	return filepath.Join(dir, "node_modules", ".bin", "pnpm")
 }
 
 // TestPnpmWorkspace: a pnpm workspace packs with pnpm, which rewrites workspace: specifiers;

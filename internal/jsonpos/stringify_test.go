@@ -55,7 +55,7 @@ process.stdin.on('data', d => s += d).on('end', () => {
   const out = JSON.parse(s).map(c => JSON.stringify(JSON.parse(c.text), null, c.indent));
   process.stdout.write(JSON.stringify({ node: process.version, out }));
 });`)
-	cmd.Env = testenv.CleanEnv()
+	cmd.Env = testenv.ChildEnv(t, nil)
 	cmd.Stdin = bytes.NewReader(body)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

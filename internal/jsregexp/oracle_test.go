@@ -53,7 +53,7 @@ func askV8(t *testing.T, cases []regexpCase) []v8Answer {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node, "-e", v8Script)
-	cmd.Env = testenv.CleanEnv()
+	cmd.Env = testenv.ChildEnv(t, nil)
 	cmd.Stdin = bytes.NewReader(body)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -74,7 +74,7 @@ console.log(JSON.stringify(out));
 		t.Fatal(err)
 	}
 	cmd := exec.Command("node", file, real, shims)
-	cmd.Env = env
+	cmd.Env = testenv.ChildEnv(t, env)
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") {
 			if p, err := lookIn(strings.TrimPrefix(kv, "PATH="), "node"); err == nil {

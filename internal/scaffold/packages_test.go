@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plaios/plaios/internal/testenv"
 )
@@ -165,15 +164,9 @@ func TestGeneratedPackagesBuildAndPass(t *testing.T) {
 func compileAgainstFloor(t *testing.T, repo string, s *Scaffold) {
 	t.Helper()
 	floor := strings.TrimPrefix(DefaultVersions.AgentOSPeer, ">=")
-	cache := testenv.CacheDir(t, "agentos-"+floor)
-	tgz := filepath.Join(cache, "framers-agentos-"+floor+".tgz")
-	if _, err := os.Stat(tgz); err != nil {
-		unlock := lockFileFor(t, filepath.Join(cache, ".lock"))
-		if _, err := os.Stat(tgz); err != nil {
-			testenv.Run(t, cache, nil, "npm", "pack", "@framers/agentos@"+floor, "--silent")
-		}
-		unlock()
-	}
+	tgz := filepath.Join(testenv.Cached(t, testenv.CacheDir(t, "agentos-"+floor), func(dir string) {
+		testenv.Run(t, dir, nil, "npm", "pack", "@framers/agentos@"+floor, "--silent")
+	}), "framers-agentos-"+floor+".tgz")
 	dir := filepath.Join(t.TempDir(), "floor")
 	nm := filepath.Join(dir, "node_modules")
 	entries, err := os.ReadDir(filepath.Join(repo, "node_modules"))
@@ -198,22 +191,6 @@ func compileAgainstFloor(t *testing.T, repo string, s *Scaffold) {
 	testenv.CopyTree(t, filepath.Join(s.Dir, "src"), filepath.Join(pack, "src"))
 	copyFile(t, filepath.Join(s.Dir, "tsconfig.json"), filepath.Join(pack, "tsconfig.json"))
 	testenv.Run(t, pack, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit")
-}
-
-func lockFileFor(t *testing.T, path string) func() {
-	t.Helper()
-	for {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if err == nil {
-			f.Close()
-			return func() { os.Remove(path) }
-		}
-		if st, serr := os.Stat(path); serr == nil && time.Since(st.ModTime()) > 5*time.Minute {
-			os.Remove(path) // a lock left by a killed run
-			continue
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 func untar(t *testing.T, tgz, dest string) {

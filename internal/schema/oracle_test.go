@@ -87,7 +87,7 @@ func askNode(t *testing.T, op string, cases []oracleCase) []oracleAnswer {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(node, filepath.Join("testdata", "oracle.js"))
-	cmd.Env = append(os.Environ(), "PLAIOS_NODE_MODULES="+nm)
+	cmd.Env = testenv.ChildEnv(t, append(testenv.CleanEnv(), "PLAIOS_NODE_MODULES="+nm))
 	cmd.Stdin = bytes.NewReader(body)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

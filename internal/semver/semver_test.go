@@ -108,6 +108,7 @@ func askNode(t *testing.T, vs, rs []string) oracle {
 		t.Fatal(err)
 	}
 	c := exec.Command(node, filepath.Join("testdata", "oracle.cjs"), testenv.NodeModules(t))
+	c.Env = testenv.ChildEnv(t, nil)
 	c.Stdin = strings.NewReader(string(in))
 	out, err := c.Output()
 	if err != nil {

@@ -11,22 +11,22 @@ import (
 )
 
 // OpenClaw returns the pinned openclaw CLI (testdata/node/openclaw, openclaw 2026.9.6) and the
-// environment to run it with: Node 24 first on PATH (openclaw needs Node ≥ 24.16) and an
-// OPENCLAW_HOME of the test's own. The package is installed once into the test cache (see
-// pinnedTool).
+// environment to run it with: Node 24 first on PATH (openclaw needs Node ≥ 24.16), and an
+// OPENCLAW_HOME and a TMPDIR of the test's own. The package is installed once into the test
+// cache (see pinnedTool).
 func OpenClaw(t testing.TB) (bin string, env []string) {
 	t.Helper()
 	bin, env = pinnedTool(t, "openclaw", "openclaw")
 	home := t.TempDir()
 	env = append(env, "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, "state"), "HOME="+home)
 	env = withoutKey(env, "HOME", 1)
-	return bin, env
+	return bin, ChildEnv(t, env)
 }
 
 // Pi returns the pinned Pi coding agent CLI (testdata/node/pi, @earendil-works/pi-coding-agent
 // 1.6.0) and the environment to run it with: Node 24 first on PATH (Pi needs Node ≥ 22.19), a
 // HOME and a Pi agent folder (PI_CODING_AGENT_DIR, where models.json goes) of the test's own,
-// and no network activity of Pi's own (PI_OFFLINE).
+// a TMPDIR of the test's own, and no network activity of Pi's own (PI_OFFLINE).
 func Pi(t testing.TB) (bin, agentDir string, env []string) {
 	t.Helper()
 	bin, env = pinnedTool(t, "pi", "pi")
@@ -37,15 +37,14 @@ func Pi(t testing.TB) (bin, agentDir string, env []string) {
 	}
 	env = append(env, "HOME="+home, "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
 	env = withoutKey(env, "HOME", 1)
-	return bin, agentDir, env
+	return bin, agentDir, ChildEnv(t, env)
 }
 
 // pinnedTool installs the package pinned in testdata/node/<name> (package.json and its lock)
 // and returns its executable binName and an environment with Node 24 first on PATH. The
-// install happens once into the test cache, in a folder named after the lockfile's hash, and
-// is reused by every later test and run; a file lock keeps parallel tests (and parallel test
-// binaries) from installing it twice. Install scripts are not run: the commands the tests use
-// do not need them.
+// install happens once into the test cache (Cached), in a folder named after the lockfile's
+// hash, and is reused by every later test and run. Install scripts are not run: the commands
+// the tests use do not need them.
 func pinnedTool(t testing.TB, name, binName string) (bin string, env []string) {
 	t.Helper()
 	src := filepath.Join(RepoRoot(t), "testdata", "node", name)
@@ -64,38 +63,57 @@ func pinnedTool(t testing.TB, name, binName string) (bin string, env []string) {
 	env = withoutKey(env, "PATH", 1)
 	pkg := filepath.Join(cache, "pkg")
 	bin = filepath.Join(pkg, "node_modules", ".bin", binName)
-	done := filepath.Join(cache, ".complete")
-
-	if _, err := os.Stat(done); err != nil {
-		unlock := lockFile(t, filepath.Join(cache, ".lock"))
-		defer unlock()
-		if _, err := os.Stat(done); err != nil {
-			tmp := filepath.Join(cache, "installing")
-			_ = os.RemoveAll(tmp)
-			_ = os.RemoveAll(pkg)
-			if err := os.MkdirAll(tmp, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for file, data := range map[string][]byte{"package.json": manifest, "package-lock.json": lock} {
-				if err := os.WriteFile(filepath.Join(tmp, file), data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if out, err := RunErr(tmp, env, "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline"); err != nil {
-				t.Fatalf("install the pinned %s (npm ci in %s): %v\n%s", name, tmp, err, out)
-			}
-			if err := os.Rename(tmp, pkg); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(done, []byte("ok\n"), 0o644); err != nil {
+	Cached(t, cache, func(tmp string) {
+		for file, data := range map[string][]byte{"package.json": manifest, "package-lock.json": lock} {
+			if err := os.WriteFile(filepath.Join(tmp, file), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-	}
+		if out, err := RunErr(tmp, ChildEnv(t, env), "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline"); err != nil {
+			t.Fatalf("install the pinned %s (npm ci in %s): %v\n%s", name, tmp, err, out)
+		}
+	})
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("the cached %s install in %s has no %s; remove that folder and run again", name, cache, binName)
 	}
 	return bin, env
+}
+
+// Cached makes sure cache (a folder from CacheDir) holds "pkg", made by fill, and returns that
+// folder. fill runs at most once for all tests and all test binaries of every run that share
+// the cache: under an exclusive file lock, into an empty folder that becomes "pkg" by a rename
+// only once fill has returned without failing the test, so that no reader ever sees half a
+// result and a failed or killed fill leaves nothing behind. Whatever fill's result depends on
+// must be in the cache folder's name.
+func Cached(t testing.TB, cache string, fill func(dir string)) string {
+	t.Helper()
+	pkg := filepath.Join(cache, "pkg")
+	done := filepath.Join(cache, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return pkg
+	}
+	unlock := lockFile(t, filepath.Join(cache, ".lock"))
+	defer unlock()
+	if _, err := os.Stat(done); err == nil {
+		return pkg
+	}
+	tmp := filepath.Join(cache, "filling")
+	_ = os.RemoveAll(tmp)
+	_ = os.RemoveAll(pkg)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fill(tmp)
+	if t.Failed() {
+		t.FailNow()
+	}
+	if err := os.Rename(tmp, pkg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(done, []byte("ok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pkg
 }
 
 // lockFile takes an exclusive lock on path (created when missing) and returns its release.

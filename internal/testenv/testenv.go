@@ -80,7 +80,7 @@ func CacheDir(t testing.TB, name string) string {
 	if base == "" {
 		uc, err := os.UserCacheDir()
 		if err != nil {
-			uc = os.TempDir()
+			t.Fatalf("no folder to keep the test cache in (%v): set PLAIOS_TEST_CACHE or HOME", err)
 		}
 		base = filepath.Join(uc, "plaios-test")
 	}
@@ -150,7 +150,7 @@ log: { type: stdout, format: pretty, level: warn }
 		r.cmd = exec.Command(LookPath(t, "node"), bin, "--config", cfgPath, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
 		r.cmd.Stdout = syncWriter{r}
 		r.cmd.Stderr = syncWriter{r}
-		r.cmd.Env = append(os.Environ(), "NODE_ENV=production")
+		r.cmd.Env = append(ChildEnv(t, os.Environ()), "NODE_ENV=production")
 		if err := r.cmd.Start(); err != nil {
 			t.Fatalf("start verdaccio: %v", err)
 		}
@@ -208,6 +208,15 @@ func (r *Registry) waitReady(limit time.Duration) bool {
 	return false
 }
 
+// PID returns the process id of the running Verdaccio (0 once stopped), so that a test that
+// looks for processes left behind can tell the registry from them.
+func (r *Registry) PID() int {
+	if r.cmd == nil || r.cmd.Process == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
+}
+
 // Stop kills the registry (idempotent). Tests that simulate a registry dying call it directly.
 func (r *Registry) Stop() {
 	if r.cmd == nil || r.cmd.Process == nil {
@@ -247,11 +256,12 @@ func CleanEnv() []string {
 	return append(env, "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false")
 }
 
-// Run runs a command in dir with env (nil: CleanEnv) and returns its stdout, failing the test
-// with the command's output when it fails.
+// Run runs a command in dir with env (nil: CleanEnv) and a temporary folder of the test's own
+// (ChildEnv), and returns its output, failing the test with the command's output when it
+// fails.
 func Run(t testing.TB, dir string, env []string, name string, args ...string) string {
 	t.Helper()
-	out, err := RunErr(dir, env, name, args...)
+	out, err := RunErr(dir, ChildEnv(t, env), name, args...)
 	if err != nil {
 		t.Fatalf("%s %s (in %s): %v\n%s", name, strings.Join(args, " "), dir, err, out)
 	}

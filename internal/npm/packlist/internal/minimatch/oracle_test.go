@@ -58,7 +58,7 @@ func askOracle(t *testing.T, cases []oracleCase) []oracleAnswer {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(testenv.OracleNode(t), "-e", oracleScript, dir)
-	cmd.Env = testenv.CleanEnv()
+	cmd.Env = testenv.ChildEnv(t, nil)
 	cmd.Stdin = strings.NewReader(string(in))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -1,0 +1,81 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+const prSetChildSubreaper = 36 // PR_SET_CHILD_SUBREAPER, linux/prctl.h
+
+// BecomeSubreaper makes the test process the reaper of every process its descendants leave
+// behind (PR_SET_CHILD_SUBREAPER): an orphaned grandchild is re-parented to the test process
+// instead of to init, so that LiveChildren finds it. Call it once, from TestMain.
+func BecomeSubreaper() error {
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", errno)
+	}
+	return nil
+}
+
+// LiveChildren returns the process ids of this process's children that are still running
+// (exited children not yet waited for are left out). It reads only this process's own
+// entries (/proc/self/task/*/children and each child's stat), never the machine's process
+// list. After BecomeSubreaper, every process the tests started and left running is either
+// among them or a descendant of one of them.
+func LiveChildren() ([]int, error) {
+	tasks, err := filepath.Glob("/proc/self/task/*/children")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int]bool{}
+	var live []int
+	for _, f := range tasks {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // the thread ended meanwhile
+			}
+			return nil, fmt.Errorf("list the test's children: %w", err)
+		}
+		for _, field := range strings.Fields(string(data)) {
+			pid, err := strconv.Atoi(field)
+			if err != nil || seen[pid] {
+				continue
+			}
+			seen[pid] = true
+			if running(pid) {
+				live = append(live, pid)
+			}
+		}
+	}
+	return live, nil
+}
+
+// running reports whether a child has not exited (its state is not Z, zombie, or X, dead).
+func running(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state …: comm may hold spaces and parentheses; the state follows the last ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	state := s[i+2]
+	return state != 'Z' && state != 'X'
+}
+
+// ProcessCommand returns a child's command line (for messages), or "" when it is gone.
+func ProcessCommand(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
+}
