@@ -13,9 +13,10 @@ import (
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// The oracle is node itself: each package below is written to node_modules/<name> in a temporary
-// folder, and one node process (started with --conditions=plaios-custom, to exercise user
-// conditions) resolves every case with import.meta.resolve or require.resolve.
+// The oracle is node itself, the pinned Node of testenv.OracleNode: each package below is
+// written to node_modules/<name> in a temporary folder, and one node process (started with
+// --conditions=plaios-custom, to exercise user conditions) resolves every case with
+// import.meta.resolve or require.resolve.
 
 const customCondition = "plaios-custom"
 
@@ -45,7 +46,7 @@ process.stdin.on('data', d => input += d).on('end', () => {
       return { ok: false, code: e.code || e.constructor.name, msg: String(e.message).split('\n')[0] };
     }
   });
-  process.stdout.write(JSON.stringify(out));
+  process.stdout.write(JSON.stringify({ node: process.version, answers: out }));
 });
 `
 
@@ -241,8 +242,8 @@ func askNode(t *testing.T, root string, cs []exCase) []nodeAnswer {
 	if err := os.WriteFile(script, []byte(oracleScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(testenv.LookPath(t, "node"), "--no-warnings", "--conditions="+customCondition, script, root)
-	cmd.Env = testenv.CleanEnv()
+	cmd := exec.Command(testenv.OracleNode(t), "--no-warnings", "--conditions="+customCondition, script, root)
+	cmd.Env = testenv.ChildEnv(t, nil)
 	cmd.Stdin = strings.NewReader(string(in))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -250,11 +251,17 @@ func askNode(t *testing.T, root string, cs []exCase) []nodeAnswer {
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, stderr.String())
 	}
-	var as []nodeAnswer
-	if err := json.Unmarshal(out, &as); err != nil || len(as) != len(cs) {
-		t.Fatalf("node answered %d of %d cases (%v): %s", len(as), len(cs), err, out)
+	var reply struct {
+		Node    string       `json:"node"`
+		Answers []nodeAnswer `json:"answers"`
 	}
-	return as
+	if err := json.Unmarshal(out, &reply); err != nil || len(reply.Answers) != len(cs) {
+		t.Fatalf("node answered %d of %d cases (%v): %s", len(reply.Answers), len(cs), err, out)
+	}
+	if reply.Node != testenv.OracleNodeVersion {
+		t.Fatalf("the oracle ran node %s, want the pinned %s", reply.Node, testenv.OracleNodeVersion)
+	}
+	return reply.Answers
 }
 
 func writePackages(t *testing.T, root string) {
@@ -289,15 +296,7 @@ func TestResolveMatchesNode(t *testing.T) {
 		}
 		pass++
 	}
-	t.Logf("%d of %d cases agree with node %s", pass, len(cs), nodeVersion(t))
-}
-
-func nodeVersion(t *testing.T) string {
-	out, err := testenv.RunErr("", nil, "node", "--version")
-	if err != nil {
-		t.Fatalf("node --version: %v", err)
-	}
-	return strings.TrimSpace(out)
+	t.Logf("%d of %d cases agree with node %s", pass, len(cs), testenv.OracleNodeVersion)
 }
 
 // nodeView is node's answer in the terms Go's must match: the loaded file, or the error code.

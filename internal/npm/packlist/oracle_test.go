@@ -11,9 +11,9 @@ import (
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// The oracle: every shape below is written to a temporary folder and packed by the real
-// `npm pack --dry-run --json`; Load must list exactly the files npm lists (or fail where npm
-// fails).
+// The oracle: every shape below is written to a temporary folder and packed by `npm pack
+// --dry-run --json` of the pinned npm (testenv.OracleNPM, npm 11.19.1 on the pinned Node);
+// Load must list exactly the files npm lists (or fail where npm fails).
 
 type shape struct {
 	name   string
@@ -212,10 +212,12 @@ func writeShape(t *testing.T, root string, s shape) {
 	}
 }
 
+// npmPackFiles lists what the pinned npm (testenv.OracleNPM) packs from dir.
 func npmPackFiles(t *testing.T, dir string) ([]string, error) {
 	t.Helper()
-	out, err := testenv.RunErr(dir, testenv.CleanEnv(), "npm", "pack", "--dry-run", "--json",
-		"--foreground-scripts=false", "--ignore-scripts", "--loglevel=silent")
+	argv, env := testenv.OracleNPM(t)
+	args := append(argv[1:], "pack", "--dry-run", "--json", "--foreground-scripts=false", "--ignore-scripts", "--loglevel=silent")
+	out, err := testenv.RunErr(dir, testenv.ChildEnv(t, env), argv[0], args...)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +235,10 @@ func npmPackFiles(t *testing.T, dir string) ([]string, error) {
 
 func TestPacklistMatchesNpmPack(t *testing.T) {
 	testenv.SkipShort(t, "runs npm pack on every shape")
-	testenv.LookPath(t, "npm")
+	argv, env := testenv.OracleNPM(t)
+	if v := strings.TrimSpace(testenv.Run(t, "", env, argv[0], append(argv[1:], "--version")...)); v != testenv.OracleNPMVersion {
+		t.Fatalf("the oracle is npm %s, want the pinned %s", v, testenv.OracleNPMVersion)
+	}
 	if len(shapes) < 40 {
 		t.Fatalf("the oracle needs at least 40 shapes, has %d", len(shapes))
 	}

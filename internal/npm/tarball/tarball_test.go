@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 type entry struct {
@@ -177,18 +179,16 @@ func TestNotATarball(t *testing.T) {
 	}
 }
 
-// The hashes are npm's own: pack a folder with the real npm and compare with its --json.
+// The hashes are npm's own: pack a folder with the pinned npm (testenv.OracleNPM) and compare
+// with its --json.
 func TestHashesMatchNPM(t *testing.T) {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Fatal("npm is not on PATH; the tests need npm 11")
-	}
+	argv, env := testenv.OracleNPM(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"hash-me","version":"1.2.3","main":"index.js"}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "index.js"), []byte("module.exports = 42;\n"), 0o644)
-	cmd := exec.Command(npm, "pack", "--json", "--pack-destination", dir)
+	cmd := exec.Command(argv[0], append(argv[1:], "pack", "--json", "--pack-destination", dir)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
+	cmd.Env = testenv.ChildEnv(t, env)
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("npm pack: %v", err)
