@@ -189,7 +189,7 @@ func (c *child) killWhenPaused(t *testing.T, file string) {
 // GitHub refuses; and no output of any of them holds a token.
 func TestPublishCommand(t *testing.T) {
 	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
 	gh := testenv.GitHub(t, "acme/packs")
 	f := publishtest.New(t, publishtest.Options{Scope: "cli", Chain: true})
 	env := append(reg.NPMEnv(), "GITHUB_TOKEN="+gh.Token, "GITHUB_API_URL="+gh.URL, "GITHUB_REPOSITORY=acme/packs")
@@ -320,7 +320,7 @@ func TestPublishCommand(t *testing.T) {
 // TestPublishTextOutput checks the text of a run that publishes, and of one that fails.
 func TestPublishTextOutput(t *testing.T) {
 	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
 	gh := testenv.GitHub(t, "acme/packs")
 	f := publishtest.New(t, publishtest.Options{Scope: "text", Count: 2})
 	env := append(reg.NPMEnv(), "GITHUB_TOKEN="+gh.Token, "GITHUB_API_URL="+gh.URL)

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,24 +21,9 @@ import (
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// shared is one Verdaccio for every test of the package: starting one costs seconds.
-var shared struct {
-	once sync.Once
-	reg  *testenv.Registry
-	err  error
-}
-
-// testRegistry returns the package's Verdaccio; it lives until the test binary exits.
-func testRegistry(t *testing.T) *testenv.Registry {
-	t.Helper()
-	shared.once.Do(func() {
-		shared.reg = testenv.Verdaccio(&keepAlive{T: t})
-	})
-	if shared.reg == nil {
-		t.Fatal("verdaccio did not start")
-	}
-	return shared.reg
-}
+// testRegistry returns the package's Verdaccio (testenv.SharedVerdaccio): starting one costs
+// seconds.
+func testRegistry(t *testing.T) *testenv.Registry { return testenv.SharedVerdaccio(t) }
 
 // TestMain makes the test process the reaper of what its children leave behind (so that
 // assertNoLeftovers sees every process the tests started) and stops the shared registry when
@@ -49,26 +33,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	code := m.Run()
-	if shared.reg != nil {
-		shared.reg.Stop()
-		os.RemoveAll(filepath.Dir(shared.reg.Storage))
-	}
-	os.Exit(code)
-}
-
-// keepAlive lets the shared registry outlive the test that started it (its Cleanup is
-// dropped; the process ends with the test binary).
-type keepAlive struct{ *testing.T }
-
-func (k *keepAlive) Cleanup(func()) {}
-
-func (k *keepAlive) TempDir() string {
-	dir, err := os.MkdirTemp("", "plaios-guard-verdaccio-")
-	if err != nil {
-		k.Fatal(err)
-	}
-	return dir
+	os.Exit(testenv.Main(m))
 }
 
 // copyTree copies a testdata folder into a temporary one, so that a run cannot touch it.
@@ -318,7 +283,7 @@ func assertNoLeftovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range pids {
-		if shared.reg == nil || pid != shared.reg.PID() {
+		if pid != testRegistry(t).PID() {
 			t.Errorf("a process the test started is still running: %d %s", pid, testenv.ProcessCommand(pid))
 		}
 	}
@@ -328,9 +293,8 @@ func assertNoLeftovers(t *testing.T) {
 // from npm, mirrored with their dependencies into the test registry, laid out as an
 // agentos-extensions repository.
 func TestRealPacks(t *testing.T) {
-	reg := testRegistry(t)
 	root := testenv.RepoRoot(t)
-	mirrored := testenv.Mirror(t, reg, filepath.Join(root, "testdata", "guard", "mirror", "package-lock.json"))
+	_, mirrored := testenv.SharedMirror(t, filepath.Join(root, "testdata", "guard", "mirror", "package-lock.json"))
 	dir := filepath.Join(t.TempDir(), "agentos-extensions")
 	roles := map[string]string{}
 	for _, p := range mirrored {

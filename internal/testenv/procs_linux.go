@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,4 +79,11 @@ func ProcessCommand(pid int) string {
 		return ""
 	}
 	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
+}
+
+// dieWithParent has the child killed when the thread that starts it ends (PR_SET_PDEATHSIG):
+// started from a thread that lives as long as the test binary, it dies with the binary even
+// when that is killed before it can stop the child.
+func dieWithParent(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -2,7 +2,10 @@
 
 package testenv
 
-import "errors"
+import (
+	"errors"
+	"os/exec"
+)
 
 // BecomeSubreaper is Linux's PR_SET_CHILD_SUBREAPER; elsewhere it reports that it cannot.
 func BecomeSubreaper() error { return errors.ErrUnsupported }
@@ -12,3 +15,7 @@ func LiveChildren() ([]int, error) { return nil, errors.ErrUnsupported }
 
 // ProcessCommand returns a child's command line; only Linux exposes it.
 func ProcessCommand(pid int) string { return "" }
+
+// dieWithParent is Linux's parent-death signal; elsewhere the shared registry is stopped by
+// Main only.
+func dieWithParent(cmd *exec.Cmd) {}

@@ -148,6 +148,9 @@ log: { type: stdout, format: pretty, level: warn }
 		port := FreePort(t)
 		r = &Registry{URL: fmt.Sprintf("http://127.0.0.1:%d/", port), Storage: storage, log: &bytes.Buffer{}}
 		r.cmd = exec.Command(LookPath(t, "node"), bin, "--config", cfgPath, "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+		if _, ok := t.(*headless); ok {
+			dieWithParent(r.cmd) // the shared registry: see SharedVerdaccio
+		}
 		r.cmd.Stdout = syncWriter{r}
 		r.cmd.Stderr = syncWriter{r}
 		r.cmd.Env = append(ChildEnv(t, os.Environ()), "NODE_ENV=production")

@@ -44,7 +44,7 @@ func releases(p *release.Plan) string {
 // version text changed in each file.
 func TestRunAndWriteRuntimes(t *testing.T) {
 	testenv.SkipShort(t, "starts Verdaccio")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
 	if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{
 		{Name: "@t/weather", Versions: []string{"0.9.0", "1.0.0"}},
 		{Name: "@t/claw", Versions: []string{"0.2.0"}},
@@ -126,7 +126,7 @@ func TestRunAndWriteRuntimes(t *testing.T) {
 // with the new version, and writing again changes nothing.
 func TestCatalogRootAndIdempotentWrite(t *testing.T) {
 	testenv.SkipShort(t, "starts Verdaccio")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
 	if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{
 		{Name: "@framers/agentos-extensions", Versions: []string{"2.3.0"}},
 		{Name: "@framers/agentos-ext-search", Versions: []string{"1.4.2"}},
