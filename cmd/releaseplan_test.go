@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,9 +113,10 @@ func publishWithNPM(t *testing.T, reg *testenv.Registry, name, version string) {
 // --no-ff whose merge commit carries the title and description, and the command's Options.
 func TestWorkedExamples(t *testing.T) {
 	testenv.SkipShort(t, "publishes with npm to Verdaccio")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
 	for i, ex := range worked {
 		t.Run(ex.name, func(t *testing.T) {
+			t.Parallel() // a repository and a package name each; most of the time is npm and git
 			name := fmt.Sprintf("@rows/row%02d", i)
 			dir := "packages/pkg"
 			repo := plantest.NewRepo(t)
@@ -528,14 +530,11 @@ func TestReleasePlanFlags(t *testing.T) {
 // TestRefusedTextOutput checks the human output of a refused plan and that --out still
 // records it for people to read, while nothing else is written.
 func TestRefusedTextOutput(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.URL.Path, "ok") {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, `{"name":"x","versions":{"1.4.2":{"version":"1.4.2"}},"dist-tags":{"latest":"1.4.2"}}`)
-	}))
-	defer srv.Close()
+	testenv.SkipShort(t, "publishes to Verdaccio")
+	reg := testenv.SharedVerdaccio(t)
+	if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{{Name: "@t/api", Versions: []string{"1.4.2"}}}, 1); err != nil {
+		t.Fatal(err)
+	}
 	repo := plantest.NewRepo(t)
 	repo.Write(map[string]string{
 		"package.json":              plantest.PackageJSON("text", "0.0.0", map[string]any{"private": true, "workspaces": []string{"packages/*"}}),
@@ -550,7 +549,7 @@ func TestRefusedTextOutput(t *testing.T) {
 			"packages/ok/index.js":     "1\n",
 		})
 	})
-	pr := newPlanRun(repo.Dir, srv.URL, nil)
+	pr := newPlanRun(repo.Dir, reg.URL, nil)
 	pr.opts.Format = "text"
 	pr.opts.Out = "plan.json"
 	pr.opts.Write = true
@@ -581,25 +580,10 @@ func TestRefusedTextOutput(t *testing.T) {
 // published and tagged one, that the working tree then holds exactly the planned versions, and
 // that a refused plan writes nothing.
 func TestPlanPropertiesOverRandomHistories(t *testing.T) {
+	testenv.SkipShort(t, "publishes random histories to Verdaccio")
+	reg := testenv.SharedVerdaccio(t)
 	rng := rand.New(rand.NewSource(7))
 	published := map[string][]string{}
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := strings.ReplaceAll(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "%2f", "/")
-		mu.Lock()
-		versions, ok := published[name]
-		mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		vs := map[string]any{}
-		for _, v := range versions {
-			vs[v] = map[string]string{"version": v}
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"name": name, "versions": vs})
-	}))
-	defer srv.Close()
 	version := func() string {
 		v := fmt.Sprintf("%d.%d.%d", rng.Intn(3), rng.Intn(3), rng.Intn(3))
 		if rng.Intn(8) == 0 {
@@ -610,9 +594,6 @@ func TestPlanPropertiesOverRandomHistories(t *testing.T) {
 	titles := []string{"fix: a", "feat: b", "feat!: c", "refactor(core)!: d", "chore: e"}
 	bodies := []string{"", "BREAKING CHANGE: gone", "<!--\nBREAKING CHANGE: template\n-->"}
 	iterations := 20
-	if testing.Short() {
-		iterations = 8
-	}
 	refused, released := 0, 0
 	defer func() { t.Logf("%d refused plans, %d releases", refused, released) }()
 	for i := range iterations {
@@ -624,13 +605,16 @@ func TestPlanPropertiesOverRandomHistories(t *testing.T) {
 			p := pkg{name: fmt.Sprintf("@prop/i%d-p%d", i, j), base: version()}
 			var pubs []string
 			for range rng.Intn(4) {
-				pubs = append(pubs, version())
+				if v := version(); !slices.Contains(pubs, v) { // a registry takes a version once
+					pubs = append(pubs, v)
+				}
 			}
-			mu.Lock()
 			if len(pubs) > 0 {
 				published[p.name] = pubs
+				if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{{Name: p.name, Versions: pubs}}, 1); err != nil {
+					t.Fatal(err)
+				}
 			}
-			mu.Unlock()
 			files[fmt.Sprintf("packages/p%d/package.json", j)] = plantest.PackageJSON(p.name, p.base, map[string]any{"files": []string{"index.js"}})
 			files[fmt.Sprintf("packages/p%d/index.js", j)] = "1\n"
 			files[fmt.Sprintf("packages/p%d/test/t.js", j)] = "1\n"
@@ -662,7 +646,7 @@ func TestPlanPropertiesOverRandomHistories(t *testing.T) {
 			repo.Write(change)
 		})
 		tags := repo.Git("tag", "--list")
-		pr := newPlanRun(repo.Dir, srv.URL, nil)
+		pr := newPlanRun(repo.Dir, reg.URL, nil)
 		pr.opts.Write = true
 		plan, err := pr.run(t)
 		if plan == nil {
@@ -681,9 +665,7 @@ func TestPlanPropertiesOverRandomHistories(t *testing.T) {
 		}
 		for _, r := range plan.Releases {
 			next := semver.MustParse(r.Next)
-			mu.Lock()
 			prior := append([]string{}, published[r.Name]...)
-			mu.Unlock()
 			for _, line := range strings.Split(tags, "\n") {
 				if v, ok := strings.CutPrefix(line, r.Name+"@"); ok {
 					prior = append(prior, v)

@@ -152,9 +152,11 @@ func deref(s *string) string {
 // re-run that must finish the job with no duplicate version, tag or release.
 func TestPublish(t *testing.T) {
 	testenv.SkipShort(t, "publishes to a Verdaccio with npm")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
+	// The cases are independent (a scope each, a fake GitHub each): they run side by side.
 
 	t.Run("five releases, then a re-run that repeats nothing", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "five", Chain: true})
 		gh := testenv.GitHub(t, repo)
 		gh.PerPageMax = 2 // the releases are found across pages
@@ -202,6 +204,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("the git push is rejected once", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "push"})
 		f.RejectPushesOnce()
 		gh := testenv.GitHub(t, repo)
@@ -225,6 +228,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("GitHub answers 502 twice, loses an answer, then succeeds", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "gh502"})
 		gh := testenv.GitHub(t, repo)
 		gh.Inject(testenv.Fault{Method: "POST", Path: "/releases", Status: 502, Times: 2})
@@ -244,6 +248,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("a tarball changed after guard is refused", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "changed", Count: 3})
 		f.ChangeTarball(1)
 		gh := testenv.GitHub(t, repo)
@@ -262,6 +267,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("a version already published with other content fails loudly", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "other", Count: 3, Chain: true})
 		reg.Publish(t, f.OtherContent(0))
 		before := publishtest.Versions(t, reg.URL, f.Packages[0].Name)
@@ -292,6 +298,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("a version already published with the same content is skipped", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "same", Count: 2})
 		publishTarball(t, reg, f.Packages[0].Tarball)
 		gh := testenv.GitHub(t, repo)
@@ -301,6 +308,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("someone else publishes meanwhile: cannot publish over counts once the integrity matches", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "race", Count: 3})
 		gh := testenv.GitHub(t, repo)
 		opts := options(f, reg, gh, &events{})
@@ -326,6 +334,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("an npm publish that failed but reached the registry is not repeated", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "lost", Count: 2})
 		gh := testenv.GitHub(t, repo)
 		opts := options(f, reg, gh, &events{})
@@ -349,6 +358,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("a tag at another commit is an error, found before publishing", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "tagged", Count: 3})
 		testenv.Git(t, f.Dir, "tag", f.Tags()[1], f.Initial)
 		testenv.Git(t, f.Dir, "push", "-q", "origin", "refs/tags/"+f.Tags()[1])
@@ -368,6 +378,7 @@ func TestPublish(t *testing.T) {
 	})
 
 	t.Run("--dry-run reads everything and changes nothing", func(t *testing.T) {
+		t.Parallel()
 		f := publishtest.New(t, publishtest.Options{Scope: "dry", Count: 3})
 		publishTarball(t, reg, f.Packages[0].Tarball)
 		gh := testenv.GitHub(t, repo)

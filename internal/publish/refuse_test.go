@@ -3,8 +3,6 @@ package publish_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,19 +17,11 @@ import (
 	"github.com/plaios/plaios/release"
 )
 
-// emptyRegistry is a registry that knows no package.
-func emptyRegistry(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"error":"Not found"}`))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/"
-}
+// emptyRegistry is a registry that knows none of these tests' packages: the package's shared
+// Verdaccio, to which nothing here publishes.
+func emptyRegistry(t *testing.T) string { return testenv.SharedVerdaccio(t).URL }
 
-// refuseOptions are options whose registry knows nothing and whose GitHub is a fake.
+// refuseOptions are options whose registry knows none of the packages and whose GitHub is a fake.
 func refuseOptions(t *testing.T, f *publishtest.Fixture, gh *testenv.FakeGitHub, env map[string]string) publish.Options {
 	t.Helper()
 	vars := map[string]string{"HOME": t.TempDir(), "PATH": os.Getenv("PATH"), "GITHUB_TOKEN": gh.Token, "GITHUB_API_URL": gh.URL}
