@@ -35,6 +35,7 @@ func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) 
 // real `build --check` and `validate` accept it; before the export, export and the real
 // CLI agree that the file is stale.
 func TestOpenClawExportAgreesWithTheRealCLI(t *testing.T) {
+	t.Parallel() // most of its time is a CLI or npm starting; it shares nothing with the other tests
 	bin, env := testenv.OpenClaw(t)
 	dir := filepath.Join(t.TempDir(), "weather")
 	testenv.CopyTree(t, fixtureDir(t, "openclaw-tool"), dir)

@@ -61,6 +61,7 @@ func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // with the extension's schema, runs it when the model calls it, and reports the tool's own
 // failure as an error result.
 func TestPiExportLoadsInTheRealPi(t *testing.T) {
+	t.Parallel() // most of its time is a CLI or npm starting; it shares nothing with the other tests
 	bin, agentDir, env := testenv.Pi(t)
 	root := t.TempDir()
 	ext := filepath.Join(root, "pi-weather")

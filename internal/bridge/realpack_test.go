@@ -20,6 +20,7 @@ import (
 // call time (the pack loaded with the network refused). With --offline the same search fails
 // as the tool's own error and nothing reaches the server.
 func TestRealPublishedPack(t *testing.T) {
+	t.Parallel() // most of its time is a CLI or npm starting; it shares nothing with the other tests
 	reg := testenv.Verdaccio(t)
 	testenv.Mirror(t, reg, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "mirror", "package-lock.json"))
 	project := t.TempDir()
