@@ -197,3 +197,60 @@ func TestValidateOnePackageOfAWorkspace(t *testing.T) {
 		t.Errorf("a package that was not asked for was checked:\n%s", got)
 	}
 }
+
+// TestRunASubsetOfRules runs one rule alone on a pack that breaks several: only that rule's
+// findings come back, and the full list finds the others.
+func TestRunASubsetOfRules(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"Bad-Name","version":"v1","files":["dist"],"main":"./dist/index.js"}`,
+	})
+	only := func(ids ...string) []*Rule {
+		var out []*Rule
+		for _, id := range ids {
+			r := Lookup(id)
+			if r == nil {
+				t.Fatalf("no rule %s", id)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	run := func(rs []*Rule) map[string]bool {
+		res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir, Options: Options{Rules: rs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired := map[string]bool{}
+		for _, d := range res.Diagnostics {
+			fired[d.Rule] = true
+		}
+		return fired
+	}
+	if got := run(only("package-version-invalid")); len(got) != 1 || !got["package-version-invalid"] {
+		t.Errorf("one rule run: fired %v, want only package-version-invalid", got)
+	}
+	all := run(nil)
+	for _, id := range []string{"package-version-invalid", "package-name-invalid", "readme-missing"} {
+		if !all[id] {
+			t.Errorf("the full list does not fire %s: %v", id, all)
+		}
+	}
+	if got := run([]*Rule{}); len(got) != 0 {
+		t.Errorf("an empty list fired %v", got)
+	}
+}
+
+// TestRuleListIsWhole: every rule of the list has a distinct ID, and Lookup finds each.
+func TestRuleListIsWhole(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if seen[r.ID] {
+			t.Errorf("rule %s is listed twice", r.ID)
+		}
+		seen[r.ID] = true
+		if Lookup(r.ID) != r {
+			t.Errorf("Lookup(%s) does not return the listed rule", r.ID)
+		}
+	}
+}

@@ -10,22 +10,20 @@ import (
 	"github.com/plaios/plaios/internal/pack"
 )
 
-func init() {
-	register(
-		&Rule{ID: "openclaw-manifest-invalid", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawManifest,
-			Help: "openclaw.plugin.json is read as JSON5 and must hold an object with an `id` and an object `configSchema` (`{\"type\":\"object\",\"additionalProperties\":false}` when the plugin has no configuration). OpenClaw reads only its documented top-level keys; any other key is ignored (reported as a warning)."},
-		&Rule{ID: "openclaw-version-mismatch", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawVersion,
-			Help: "The manifest's `version` must equal package.json's: `openclaw plugins build` writes it from package.json, and `--check` fails when they differ."},
-		&Rule{ID: "openclaw-entry", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawEntry,
-			Help: "package.json must list the plugin's built entry in `openclaw.extensions` (`[\"./dist/index.js\"]`), and that file must be among the files npm packs; OpenClaw loads nothing else."},
-		&Rule{ID: "openclaw-contract-drift", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Guard: true,
-			Help: "(guard) The tools the built entry registers must equal `contracts.tools` in openclaw.plugin.json. OpenClaw drops a registration that the contract does not list (`plugin must declare contracts.tools for: …`), and discovery shows tools that are not there. Regenerate with `plaios export openclaw` or `openclaw plugins build`."},
-		&Rule{ID: "pi-peer-range", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiPeers,
-			Help: "Pi's core packages (`@earendil-works/pi-coding-agent`, `pi-ai`, `pi-agent-core`, `pi-tui`, `typebox`) are provided by Pi itself: list them as peer dependencies with the range `\"*\"`, never in `dependencies`, or a second copy is bundled next to Pi's."},
-		&Rule{ID: "pi-extension-missing", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiExtensions,
-			Help: "Every entry of package.json `pi.extensions` must be a file npm packs; Pi loads extensions from those paths in the installed package."},
-	)
-}
+var (
+	openClawManifestInvalidRule = &Rule{ID: "openclaw-manifest-invalid", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawManifest,
+		Help: "openclaw.plugin.json is read as JSON5 and must hold an object with an `id` and an object `configSchema` (`{\"type\":\"object\",\"additionalProperties\":false}` when the plugin has no configuration). OpenClaw reads only its documented top-level keys; any other key is ignored (reported as a warning)."}
+	openClawVersionMismatchRule = &Rule{ID: "openclaw-version-mismatch", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawVersion,
+		Help: "The manifest's `version` must equal package.json's: `openclaw plugins build` writes it from package.json, and `--check` fails when they differ."}
+	openClawEntryRule = &Rule{ID: "openclaw-entry", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawEntry,
+		Help: "package.json must list the plugin's built entry in `openclaw.extensions` (`[\"./dist/index.js\"]`), and that file must be among the files npm packs; OpenClaw loads nothing else."}
+	openClawContractDriftRule = &Rule{ID: "openclaw-contract-drift", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Guard: true,
+		Help: "(guard) The tools the built entry registers must equal `contracts.tools` in openclaw.plugin.json. OpenClaw drops a registration that the contract does not list (`plugin must declare contracts.tools for: …`), and discovery shows tools that are not there. Regenerate with `plaios export openclaw` or `openclaw plugins build`."}
+	piPeerRangeRule = &Rule{ID: "pi-peer-range", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiPeers,
+		Help: "Pi's core packages (`@earendil-works/pi-coding-agent`, `pi-ai`, `pi-agent-core`, `pi-tui`, `typebox`) are provided by Pi itself: list them as peer dependencies with the range `\"*\"`, never in `dependencies`, or a second copy is bundled next to Pi's."}
+	piExtensionMissingRule = &Rule{ID: "pi-extension-missing", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiExtensions,
+		Help: "Every entry of package.json `pi.extensions` must be a file npm packs; Pi loads extensions from those paths in the installed package."}
+)
 
 // maxOpenClawManifest is the largest manifest OpenClaw reads (MAX_PLUGIN_MANIFEST_BYTES).
 const maxOpenClawManifest = 262144

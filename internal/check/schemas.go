@@ -9,32 +9,30 @@ import (
 	"github.com/plaios/plaios/internal/schema"
 )
 
-func init() {
-	register(
-		&Rule{ID: "schema-invalid", Severity: Error, Family: "Tool schemas", Run: runFileSchemas,
-			Help: "The schema must compile as JSON Schema draft-07, the dialect the runtimes' executors (Ajv) read. A schema that does not compile fails every call of its tool with SYS_CONFIGURATION_ERROR; the message names the keyword and its JSON pointer."},
-		&Rule{ID: "schema-type-unknown", Severity: Error, Family: "Tool schemas",
-			Help: "`type` must be one of null, boolean, object, array, number, string, integer (or a list of them). Ajv refuses to compile anything else, so the tool fails on every call."},
-		&Rule{ID: "schema-draft", Severity: Error, Family: "Tool schemas",
-			Help: "`$schema` names a draft other than draft-07. The executor's Ajv only knows draft-07 and refuses to compile the schema."},
-		&Rule{ID: "schema-meta-id", Severity: Error, Family: "Tool schemas",
-			Help: "The schema's `$id` is the draft-07 meta-schema's own id (`http://json-schema.org/draft-07/schema#`); Ajv already holds a schema with that id and refuses to add it again."},
-		&Rule{ID: "schema-async", Severity: Error, Family: "Tool schemas",
-			Help: "The schema is marked `$async`; the executor validates synchronously and fails the call."},
-		&Rule{ID: "schema-format-unknown", Severity: Warning, Family: "Tool schemas",
-			Help: "A `format` the executor does not know (ajv-formats' list) is ignored there, with a line in the log: the value is not checked at all."},
-		&Rule{ID: "schema-keyword-unknown", Severity: Warning, Family: "Tool schemas",
-			Help: "A keyword draft-07 does not define is passed over silently: it is usually a typo (`requried`, `additionalProperty`) that leaves the schema weaker than it reads."},
-		&Rule{ID: "schema-default-invalid", Severity: Warning, Family: "Tool schemas",
-			Help: "A `default` that its own schema rejects: the executor fills it in and then refuses the call it just completed."},
-		&Rule{ID: "schema-not-strict", Severity: Warning, Family: "Tool schemas",
-			Help: "Models call tools in strict mode: every property listed in `required`, `additionalProperties: false` on every object, and \"not given\" written as null (`type: [\"number\", \"null\"]`). An error for PLAIOS capabilities, whose schemas go to the model in strict mode; a warning elsewhere."},
-		&Rule{ID: "tool-name-invalid", Severity: Error, Family: "Tool schemas", Run: runToolNames,
-			Help: "A tool name the runtime rejects: PLAIOS function names match `^[a-zA-Z0-9_-]+$`, MCP tool names are 1–128 of `[A-Za-z0-9_.-]`, and names are unique within a package."},
-		&Rule{ID: "descriptor-undeclared", Severity: Warning, Family: "Tool schemas", Guard: true,
-			Help: "(guard) The pack's factory returns a descriptor id that manifest.json does not list, or the manifest lists one the factory does not return: the registry catalog then advertises the wrong tools."},
-	)
-}
+var (
+	schemaInvalidRule = &Rule{ID: "schema-invalid", Severity: Error, Family: "Tool schemas", Run: runFileSchemas,
+		Help: "The schema must compile as JSON Schema draft-07, the dialect the runtimes' executors (Ajv) read. A schema that does not compile fails every call of its tool with SYS_CONFIGURATION_ERROR; the message names the keyword and its JSON pointer."}
+	schemaTypeUnknownRule = &Rule{ID: "schema-type-unknown", Severity: Error, Family: "Tool schemas",
+		Help: "`type` must be one of null, boolean, object, array, number, string, integer (or a list of them). Ajv refuses to compile anything else, so the tool fails on every call."}
+	schemaDraftRule = &Rule{ID: "schema-draft", Severity: Error, Family: "Tool schemas",
+		Help: "`$schema` names a draft other than draft-07. The executor's Ajv only knows draft-07 and refuses to compile the schema."}
+	schemaMetaIDRule = &Rule{ID: "schema-meta-id", Severity: Error, Family: "Tool schemas",
+		Help: "The schema's `$id` is the draft-07 meta-schema's own id (`http://json-schema.org/draft-07/schema#`); Ajv already holds a schema with that id and refuses to add it again."}
+	schemaAsyncRule = &Rule{ID: "schema-async", Severity: Error, Family: "Tool schemas",
+		Help: "The schema is marked `$async`; the executor validates synchronously and fails the call."}
+	schemaFormatUnknownRule = &Rule{ID: "schema-format-unknown", Severity: Warning, Family: "Tool schemas",
+		Help: "A `format` the executor does not know (ajv-formats' list) is ignored there, with a line in the log: the value is not checked at all."}
+	schemaKeywordUnknownRule = &Rule{ID: "schema-keyword-unknown", Severity: Warning, Family: "Tool schemas",
+		Help: "A keyword draft-07 does not define is passed over silently: it is usually a typo (`requried`, `additionalProperty`) that leaves the schema weaker than it reads."}
+	schemaDefaultInvalidRule = &Rule{ID: "schema-default-invalid", Severity: Warning, Family: "Tool schemas",
+		Help: "A `default` that its own schema rejects: the executor fills it in and then refuses the call it just completed."}
+	schemaNotStrictRule = &Rule{ID: "schema-not-strict", Severity: Warning, Family: "Tool schemas",
+		Help: "Models call tools in strict mode: every property listed in `required`, `additionalProperties: false` on every object, and \"not given\" written as null (`type: [\"number\", \"null\"]`). An error for PLAIOS capabilities, whose schemas go to the model in strict mode; a warning elsewhere."}
+	toolNameInvalidRule = &Rule{ID: "tool-name-invalid", Severity: Error, Family: "Tool schemas", Run: runToolNames,
+		Help: "A tool name the runtime rejects: PLAIOS function names match `^[a-zA-Z0-9_-]+$`, MCP tool names are 1–128 of `[A-Za-z0-9_.-]`, and names are unique within a package."}
+	descriptorUndeclaredRule = &Rule{ID: "descriptor-undeclared", Severity: Warning, Family: "Tool schemas", Guard: true,
+		Help: "(guard) The pack's factory returns a descriptor id that manifest.json does not list, or the manifest lists one the factory does not return: the registry catalog then advertises the wrong tools."}
+)
 
 // runFileSchemas checks the schemas that stand in files: OpenClaw's configSchema and any
 // schema an AgentOS manifest extension carries.
@@ -75,9 +73,13 @@ func runFileSchemas(p *Pass) {
 
 func (p *Pass) schemaFindings(file, where string, findings []schema.Finding) {
 	for _, f := range findings {
-		sev := Error
-		if r := Lookup(f.Rule); r != nil && !(f.Fatal && p.Pack.Runtime == pack.AgentOS) {
-			sev = r.Severity
+		r := p.running[f.Rule]
+		if r == nil {
+			continue // not a rule of this run
+		}
+		sev := r.Severity
+		if f.Fatal && p.Pack.Runtime == pack.AgentOS {
+			sev = Error
 		}
 		msg := fmt.Sprintf("%s%s: %s", where, f.Pointer, lowerFirst(strings.TrimSuffix(f.Message, ".")))
 		p.diags = append(p.diags, Diagnostic{Rule: f.Rule, Severity: sev, File: file, Line: max(1, f.Pos.Line), Col: max(1, f.Pos.Col), Message: msg, Hint: f.Hint})
