@@ -32,7 +32,7 @@ var (
 	manifestNotShippedRule = &Rule{ID: "manifest-not-shipped", Severity: Error, Family: "Any package", Run: runManifestShipped,
 		Help: "The runtime manifest (`manifest.json`, `agent-os.package.yaml`, `openclaw.plugin.json`) must be among the files npm packs: a package without it installs as an empty box the runtime cannot load. Add it to `files`."}
 	workspaceProtocolRule = &Rule{ID: "workspace-protocol", Severity: Error, Family: "Any package", Run: runWorkspaceProtocol,
-		Help: "A `workspace:` or `catalog:` dependency only means something inside the monorepo. pnpm rewrites it to a real version when it packs; npm publishes it as written, and nobody can install the result. Publish with pnpm, or write the version range."}
+		Help: "A `workspace:` or `catalog:` specifier in `dependencies`, `peerDependencies` or `optionalDependencies` only means something inside the monorepo. pnpm rewrites it to a real version when it packs; npm publishes it as written, and `npm install` of the result fails with EUNSUPPORTEDPROTOCOL. Publish with pnpm, or write the version range. In `devDependencies` it is harmless: npm never installs a dependency's devDependencies, so the published package installs, and this rule never fires there."}
 	secretShippedRule = &Rule{ID: "secret-shipped", Severity: Error, Family: "Any package", Run: runSecretShipped,
 		Help: "A file npm would pack looks like a credential: a `.env` file, a private key, an `.npmrc` holding a token, or an npm, GitHub or AWS token inside a file. Published files are public forever; remove the file from the package (`files`, `.npmignore`) and rotate the secret."}
 	readmeMissingRule = &Rule{ID: "readme-missing", Severity: Warning, Family: "Any package", Run: runReadme,
