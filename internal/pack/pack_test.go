@@ -2,8 +2,11 @@ package pack
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/plaios/plaios/internal/jsonpos"
 
 	"github.com/plaios/plaios/internal/workspace"
 )
@@ -174,4 +177,57 @@ func FuzzCoreType(f *testing.F) {
 			t.Fatalf("coreType(%q) = %s, the core schema says %s", v, got, want)
 		}
 	})
+}
+
+// TestBuiltEntryCandidates: the compiled files openclaw 2026.9.6 tries for a TypeScript entry,
+// in its order (the list is the one its installer prints, "expected ./dist/index.js, …").
+func TestBuiltEntryCandidates(t *testing.T) {
+	for entry, want := range map[string]string{
+		"./src/index.ts": "./dist/index.js, ./dist/index.mjs, ./dist/index.cjs, ./dist/src/index.js, ./dist/src/index.mjs, ./dist/src/index.cjs, ./src/index.js, ./src/index.mjs, ./src/index.cjs",
+		"./index.ts":     "./dist/index.js, ./dist/index.mjs, ./dist/index.cjs, ./index.js, ./index.mjs, ./index.cjs",
+		"lib/main.mts":   "./dist/lib/main.mjs, ./dist/lib/main.js, ./dist/lib/main.cjs, lib/main.mjs, lib/main.js, lib/main.cjs",
+		"./a.cts":        "./dist/a.cjs, ./dist/a.js, ./dist/a.mjs, ./a.cjs, ./a.js, ./a.mjs",
+		"./dist/x.js":    "",
+	} {
+		if got := strings.Join(BuiltEntryCandidates(entry), ", "); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", entry, got, want)
+		}
+	}
+}
+
+// TestOpenClawEntries reads entries as openclaw's installer does: runtimeExtensions pair one
+// to one, a non-array runtimeExtensions counts as none, setup entries pair the same way.
+func TestOpenClawEntries(t *testing.T) {
+	parse := func(s string) *jsonpos.Value {
+		v, err := jsonpos.Parse([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	entries, problems, missing := OpenClawEntries(parse(`{"openclaw":{"extensions":["./index.ts"],"runtimeExtensions":["./dist/index.js"],"setupEntry":"./setup.ts","runtimeSetupEntry":"./dist/setup.js"}}`))
+	if missing || len(problems) != 0 || len(entries) != 2 || entries[0].Runtime.Str != "./dist/index.js" || entries[1].Field != "openclaw.setupEntry" || entries[1].Runtime.Str != "./dist/setup.js" {
+		t.Errorf("official layout: %+v %+v %v", entries, problems, missing)
+	}
+	if entries, _, _ := OpenClawEntries(parse(`{"openclaw":{"extensions":["./a.js"],"runtimeExtensions":"./b.js"}}`)); len(entries) != 1 || entries[0].Runtime != nil {
+		t.Errorf("a runtimeExtensions that is not a list counts as none: %+v", entries)
+	}
+	for doc, want := range map[string]string{
+		`{"openclaw":[]}`:                                                      "package.json openclaw must be an object",
+		`{"openclaw":{"extensions":"./a.js"}}`:                                 "package.json openclaw.extensions must be an array",
+		`{"openclaw":{"extensions":[]}}`:                                       "package.json openclaw.extensions is empty",
+		`{"openclaw":{"extensions":[" "]}}`:                                    "package.json openclaw.extensions[0] must be a non-empty string",
+		`{"openclaw":{"extensions":["./a.ts"],"runtimeExtensions":["", "x"]}}`: "package.json openclaw.runtimeExtensions[0] must be a non-empty string",
+		`{"openclaw":{"extensions":["./a.js"],"runtimeSetupEntry":"./s.js"}}`:  "package.json openclaw.runtimeSetupEntry requires openclaw.setupEntry",
+	} {
+		_, problems, _ := OpenClawEntries(parse(doc))
+		if len(problems) != 1 || problems[0].Message != want {
+			t.Errorf("%s: %+v, want %q", doc, problems, want)
+		}
+	}
+	for _, doc := range []string{`{}`, `{"openclaw":null}`, `{"openclaw":{}}`} {
+		if _, _, missing := OpenClawEntries(parse(doc)); !missing {
+			t.Errorf("%s: not missing", doc)
+		}
+	}
 }
