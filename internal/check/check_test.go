@@ -254,3 +254,49 @@ func TestRuleListIsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestSchemasAreMetadata validates the published @framers/agentos-ext-telegram@1.1.1,
+// whose manifest wraps each tool's arguments as extensions[].schema.input: the wrappers are
+// read as such (no "input is not a keyword"), and what remains are the pack's real faults —
+// none of them a schema finding.
+func TestManifestSchemasAreMetadata(t *testing.T) {
+	dir, _ := extract(t, "../../testdata/packs/real/agentos-ext-telegram-1.1.1.txtar")
+	res := validateDir(t, dir)
+	if len(res.Targets) != 1 || res.Targets[0].Pack.Runtime != "agentos" {
+		t.Fatalf("the pack must be checked as AgentOS: %+v", res.Targets)
+	}
+	want := `manifest.json:5:14: error agentos-version-mismatch: manifest version 1.0.0 differs from package.json version 1.1.1 (package.json is ahead)
+    hint: write "1.1.1" in manifest.json
+manifest.json:139:7: warning agentos-secret-undeclared: configuration property "telegram.botToken" is secret but requiredSecrets/optionalSecrets do not list it
+    hint: add "telegram.botToken" to "requiredSecrets" (or "optionalSecrets")
+package.json:39:14: error agentos-license: license is "MIT"; AgentOS packs are licensed Apache-2.0 like the repository
+    hint: write "license": "Apache-2.0"
+package.json:51:25: warning agentos-peer-range: the @framers/agentos peer range "^0.1.0" has an upper bound
+    hint: write ">=0.1.0"
+`
+	if got := render(res.Diagnostics); got != want {
+		t.Errorf("findings differ\n--- got\n%s--- want\n%s", got, want)
+	}
+
+	// A typo inside a wrapper is found at its place, and is a warning: the executor never
+	// compiles the manifest.
+	dir = t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"@acme/agentos-ext-typo","version":"1.0.0","license":"Apache-2.0","publishConfig":{"access":"public"},"peerDependencies":{"@framers/agentos":">=0.9.0"}}`,
+		"manifest.json": `{"id":"com.acme.typo","name":"typo","version":"1.0.0","extensions":[{"kind":"tool","id":"t","schema":{
+  "input": {"type": "object", "requried": ["q"], "properties": {"q": {"type": "str"}}},
+  "output": {"type": "object"}}}]}`,
+	})
+	res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir, Options: Options{Rules: []*Rule{schemaInvalidRule, schemaKeywordUnknownRule, schemaTypeUnknownRule}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `manifest.json:2:31: warning schema-keyword-unknown: extensions[0].schema.input/requried: "requried" is not a draft-07 keyword; a registry reading manifest.json (the AgentOS executor never compiles it) passes over it, so the schema checks less than it reads
+    hint: Did you mean "required"?
+manifest.json:2:79: warning schema-type-unknown: extensions[0].schema.input/properties/q/type: "type" "str" is not a JSON Schema type (string, number, integer, boolean, null, object, array); a registry reading manifest.json (the AgentOS executor never compiles it) cannot use the schema
+    hint: Did you mean "string"?
+`
+	if got := render(res.Diagnostics); got != want {
+		t.Errorf("findings differ\n--- got\n%s--- want\n%s", got, want)
+	}
+}

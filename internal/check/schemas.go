@@ -34,51 +34,107 @@ var (
 		Help: "(guard) The pack's factory returns a descriptor id that manifest.json does not list, or the manifest lists one the factory does not return: the registry catalog then advertises the wrong tools."}
 )
 
-// runFileSchemas checks the schemas that stand in files: OpenClaw's configSchema and any
-// schema an AgentOS manifest extension carries.
+// runFileSchemas checks the schemas that stand in files: OpenClaw's configSchema, which
+// openclaw reads, and the schemas an AgentOS manifest carries. The manifest is registry
+// metadata — the executor never compiles a schema written in it (RUNTIMES.md; it compiles the
+// tool's own inputSchema, which guard checks) — so its findings are warnings at most.
 func runFileSchemas(p *Pass) {
 	switch p.Pack.Runtime {
 	case pack.OpenClaw:
 		if m := p.Pack.OpenClaw; m != nil && m.Value != nil {
 			if cs := m.Value.Get("configSchema"); cs != nil && cs.Kind == jsonpos.Object {
-				p.schemaFindings(m.File, "configSchema", schema.CheckFile(cs, schema.Options{Reader: "OpenClaw"}))
+				p.schemaFindings(m.File, "configSchema", schema.CheckFile(cs, schema.Options{Reader: "OpenClaw"}), false)
 			}
 		}
 	case pack.AgentOS:
-		if m := p.Pack.AgentOS; m != nil && m.Value != nil {
-			for i, e := range m.Extensions {
-				for _, key := range []string{"schema", "inputSchema", "outputSchema"} {
-					if s := e.Value.Get(key); s != nil && (s.Kind == jsonpos.Object || s.Kind == jsonpos.Bool) {
-						// Tool input schemas go to models, which call tools in strict mode.
-						strict := e.Kind == "tool" && key == "inputSchema"
-						p.schemaFindings(m.File, fmt.Sprintf("extensions[%d].%s", i, key), schema.CheckFile(s, schema.Options{Strict: strict}))
-					}
+		m := p.Pack.AgentOS
+		if m == nil || m.Value == nil {
+			return
+		}
+		for i, e := range m.Extensions {
+			if e.Value == nil || e.Value.Kind != jsonpos.Object {
+				continue
+			}
+			for _, key := range []string{"schema", "inputSchema", "outputSchema"} {
+				for _, s := range manifestSchemas(e.Value.Get(key), fmt.Sprintf("extensions[%d].%s", i, key)) {
+					// A manifest inputSchema mirrors the tool's own, which models call in
+					// strict mode; the registry's schema.input wrapper only describes it.
+					strict := e.Kind == "tool" && key == "inputSchema"
+					p.schemaFindings(m.File, s.where, schema.CheckFile(s.value, schema.Options{Strict: strict, Reader: manifestReader}), true)
 				}
 			}
-			// `configuration` is an object schema of the pack's settings ("secret" is the
-			// manifest's own mark on a property, not a schema keyword).
-			if cfg := m.Value.Get("configuration"); cfg != nil && cfg.Kind == jsonpos.Object && cfg.Get("properties") != nil {
-				var keep []schema.Finding
-				for _, f := range schema.CheckFile(cfg, schema.Options{Reader: "the AgentOS host"}) {
-					if f.Rule == schema.RuleKeywordUnknown && strings.HasSuffix(f.Pointer, "/secret") {
-						continue
-					}
-					keep = append(keep, f)
+		}
+		// `configuration` is an object schema of the pack's settings ("secret" is the
+		// manifest's own mark on a property, not a schema keyword).
+		if cfg := m.Value.Get("configuration"); cfg != nil && cfg.Kind == jsonpos.Object && cfg.Get("properties") != nil {
+			var keep []schema.Finding
+			for _, f := range schema.CheckFile(cfg, schema.Options{Reader: manifestReader}) {
+				if f.Rule == schema.RuleKeywordUnknown && strings.HasSuffix(f.Pointer, "/secret") {
+					continue
 				}
-				p.schemaFindings(m.File, "configuration", keep)
+				keep = append(keep, f)
 			}
+			p.schemaFindings(m.File, "configuration", keep, true)
 		}
 	}
 }
 
-func (p *Pass) schemaFindings(file, where string, findings []schema.Finding) {
+// manifestReader names, in messages, what reads a schema written in an AgentOS manifest.
+const manifestReader = "a registry reading manifest.json (the AgentOS executor never compiles it)"
+
+// manifestSchema is one schema an AgentOS manifest extension carries.
+type manifestSchema struct {
+	value *jsonpos.Value
+	where string // for messages: extensions[0].schema.input
+}
+
+// manifestSchemas returns the schemas in an extension's schema field: real manifests wrap them
+// as {"input": {…}, "output": {…}}, read as such; an object without those wrappers is one
+// schema.
+func manifestSchemas(v *jsonpos.Value, where string) []manifestSchema {
+	if v == nil || (v.Kind != jsonpos.Object && v.Kind != jsonpos.Bool) {
+		return nil
+	}
+	if !isSchemaWrapper(v) {
+		return []manifestSchema{{value: v, where: where}}
+	}
+	var out []manifestSchema
+	for _, key := range []string{"input", "output"} {
+		if s := v.Get(key); s != nil && (s.Kind == jsonpos.Object || s.Kind == jsonpos.Bool) {
+			out = append(out, manifestSchema{value: s, where: where + "." + key})
+		}
+	}
+	return out
+}
+
+// isSchemaWrapper reports whether an object is the manifests' {input, output} wrapper rather
+// than a schema: it has "input" or "output" and none of the keywords a schema of its own
+// would start with.
+func isSchemaWrapper(v *jsonpos.Value) bool {
+	if v.Kind != jsonpos.Object || (v.Get("input") == nil && v.Get("output") == nil) {
+		return false
+	}
+	for _, k := range []string{"type", "properties", "$schema", "$ref", "allOf", "anyOf", "oneOf", "items", "required"} {
+		if v.Get(k) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// schemaFindings records a schema's findings. In metadata (a manifest no executor compiles)
+// they are warnings at most.
+func (p *Pass) schemaFindings(file, where string, findings []schema.Finding, metadata bool) {
 	for _, f := range findings {
 		r := p.running[f.Rule]
 		if r == nil {
 			continue // not a rule of this run
 		}
 		sev := r.Severity
-		if f.Fatal && p.Pack.Runtime == pack.AgentOS {
+		switch {
+		case metadata:
+			sev = min(sev, Warning)
+		case f.Fatal && p.Pack.Runtime == pack.AgentOS:
 			sev = Error
 		}
 		msg := fmt.Sprintf("%s%s: %s", where, f.Pointer, lowerFirst(strings.TrimSuffix(f.Message, ".")))

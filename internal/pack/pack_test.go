@@ -7,7 +7,6 @@ import (
 	"testing/fstest"
 
 	"github.com/plaios/plaios/internal/jsonpos"
-
 	"github.com/plaios/plaios/internal/workspace"
 )
 
