@@ -19,7 +19,7 @@ var (
 	agentOSVersionMismatchRule = &Rule{ID: "agentos-version-mismatch", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSVersion,
 		Help: "The manifest's `version` must equal package.json's `version`: the registry catalog and the runtime read the manifest, npm reads package.json, and a lagging manifest advertises an old release. Bump both together (`plaios release-plan --write` does)."}
 	agentOSNameRule = &Rule{ID: "agentos-name", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSName,
-		Help: "A curated pack's npm name is `@framers/agentos-ext-<folder>`, so that people and the registry find a pack by its folder name."}
+		Help: "In an agentos-extensions layout (`registry/curated/<category>/<folder>`), with or without a role map, a pack's npm name is `@framers/agentos-ext-<folder>` — or, as the framers write it where a bare folder name would clash, with a category prefix (`@framers/agentos-ext-channel-telegram` for `channels/telegram`) — so that people and the registry find a pack by its folder name."}
 	agentOSLicenseRule = &Rule{ID: "agentos-license", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicense,
 		Help: "Everything in the AgentOS extensions repository is licensed under Apache-2.0; a pack's package.json `license` must say `Apache-2.0`."}
 	agentOSLicenseFileRule = &Rule{ID: "agentos-license-file", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicenseFile,
@@ -148,18 +148,32 @@ func ahead(manifest, pkg string) string {
 	return "package.json is ahead"
 }
 
+// runAgentOSName checks the npm name of a pack in an agentos-extensions layout
+// (registry/curated/), with or without a role map. The framers name packs
+// @framers/agentos-ext-<folder>, or with a category prefix when a bare folder name would clash
+// (channels/telegram is @framers/agentos-ext-channel-telegram, next to integrations/telegram's
+// @framers/agentos-ext-telegram): the name must end in the folder's name.
 func runAgentOSName(p *Pass) {
-	if p.Pack.Role != workspace.RolePack || p.Pack.JSON().Value == nil {
+	if !strings.HasPrefix(p.Pack.Dir, curatedDir) || p.Pack.JSON().Value == nil {
 		return
+	}
+	if p.Pack.Role != "" && p.Pack.Role != workspace.RolePack {
+		return // the role map says it is a library, a template or the root
 	}
 	folder := path.Base(p.Pack.Dir)
-	want := "@framers/agentos-ext-" + folder
+	want := agentOSNamePrefix + folder
 	name := p.Pack.Name()
-	if name == want || name == "" {
+	if name == "" || name == want || strings.HasPrefix(name, agentOSNamePrefix) && strings.HasSuffix(name, "-"+folder) {
 		return
 	}
-	p.ReportJSON(p.PackageJSON(), p.Pack.JSON().Get("name"), fmt.Sprintf("npm name %q does not follow @framers/agentos-ext-<folder> (%s)", name, want), fmt.Sprintf("rename it %q", want))
+	p.ReportJSON(p.PackageJSON(), p.Pack.JSON().Get("name"), fmt.Sprintf("npm name %q does not follow @framers/agentos-ext-<folder> (%s)", name, want), fmt.Sprintf("rename it %q (or @framers/agentos-ext-<category>-%s)", want, folder))
 }
+
+// The agentos-extensions layout and its naming.
+const (
+	curatedDir        = "registry/curated/"
+	agentOSNamePrefix = "@framers/agentos-ext-"
+)
 
 func runAgentOSLicense(p *Pass) {
 	if p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
@@ -280,12 +294,10 @@ func runAgentOSPeerRange(p *Pass) {
 	}
 	peer := pj.Get("peerDependencies").Get("@framers/agentos")
 	if peer == nil {
-		at := pj.Get("dependencies").Get("@framers/agentos")
-		msg := "@framers/agentos is not a peer dependency"
-		if at != nil {
-			msg = "@framers/agentos is a dependency; the host brings its own copy, so it must be a peer"
+		if pj.Get("dependencies").Get("@framers/agentos") != nil {
+			return // host-runtime-dependency says to move it to the peers
 		}
-		p.ReportJSON(p.PackageJSON(), orValue(at, pj.Get("peerDependencies")), msg, `add "peerDependencies": {"@framers/agentos": ">=0.9.0"}`)
+		p.ReportJSON(p.PackageJSON(), orValue(pj.Get("devDependencies").Get("@framers/agentos"), pj.Get("peerDependencies")), "@framers/agentos is not a peer dependency", `add "peerDependencies": {"@framers/agentos": ">=0.9.0"}`)
 		return
 	}
 	if peer.Kind != jsonpos.String {

@@ -17,25 +17,45 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/packs/bad/*.txtar")
 
-// rulesMD lists every ID of RULES.md: the catalogue must hold exactly these.
-var rulesMD = strings.Fields(`package-json-invalid package-name-invalid package-version-invalid exports-target-invalid
-entry-not-shipped manifest-not-shipped workspace-protocol secret-shipped readme-missing
-agentos-manifest-invalid agentos-version-mismatch agentos-name agentos-license agentos-license-file
-agentos-publish-access agentos-kind-unknown agentos-secret-undeclared agentos-manifest-not-exported
-agentos-peer-range role-missing role-unknown role-orphan
-plaios-manifest-invalid plaios-kind-unknown plaios-class-missing plaios-interface-duplicate
-plaios-dependency-unknown plaios-entry-unresolved plaios-page-missing plaios-version-mismatch
-plaios-config-invalid plaios-field-ignored plaios-startup-invalid
-openclaw-manifest-invalid openclaw-version-mismatch openclaw-entry openclaw-contract-drift pi-peer-range
-pi-extension-missing
-schema-invalid schema-type-unknown schema-draft schema-meta-id schema-async schema-format-unknown
-schema-keyword-unknown schema-default-invalid schema-not-strict tool-name-invalid descriptor-undeclared`)
+// rulesMD is RULES.md's catalogue, section by section: every ID with its default severity
+// (the first one its row gives) and family. The rules must be exactly these.
+var rulesMD = map[string][]string{
+	"Any package": strings.Fields(`package-json-invalid:error package-name-invalid:error package-version-invalid:error
+		exports-target-invalid:error entry-not-shipped:error manifest-not-shipped:error workspace-protocol:error
+		secret-shipped:error readme-missing:warning types-not-shipped:error entry-typescript:error
+		host-runtime-dependency:warning path-outside-package:error`),
+	"AgentOS": strings.Fields(`agentos-manifest-invalid:error agentos-version-mismatch:error agentos-name:warning
+		agentos-license:error agentos-license-file:error agentos-publish-access:error agentos-kind-unknown:warning
+		agentos-secret-undeclared:warning agentos-manifest-not-exported:warning agentos-peer-range:warning
+		role-missing:error role-unknown:error role-orphan:error`),
+	"PLAIOS": strings.Fields(`plaios-manifest-invalid:error plaios-kind-unknown:error plaios-class-missing:error
+		plaios-interface-duplicate:error plaios-dependency-unknown:error plaios-entry-unresolved:error
+		plaios-page-missing:error plaios-version-mismatch:error plaios-config-invalid:error plaios-field-ignored:warning
+		plaios-startup-invalid:error`),
+	"OpenClaw and Pi": strings.Fields(`openclaw-manifest-invalid:error openclaw-version-mismatch:error openclaw-entry:error
+		openclaw-contract-drift:error pi-peer-range:error pi-extension-missing:error`),
+	"Tool schemas": strings.Fields(`schema-invalid:error schema-type-unknown:error schema-draft:error schema-meta-id:error
+		schema-async:error schema-format-unknown:warning schema-keyword-unknown:warning schema-default-invalid:warning
+		schema-not-strict:warning tool-name-invalid:error descriptor-undeclared:warning`),
+}
 
 func TestCatalogueMatchesRULESmd(t *testing.T) {
-	got := RuleIDs()
-	want := append([]string(nil), rulesMD...)
+	var want []string
+	for family, rows := range rulesMD {
+		for _, row := range rows {
+			id, sev, _ := strings.Cut(row, ":")
+			want = append(want, id)
+			r := Lookup(id)
+			if r == nil {
+				continue // reported below
+			}
+			if r.Severity.String() != sev || r.Family != family {
+				t.Errorf("rule %s: %s in %q, RULES.md says %s in %q", id, r.Severity, r.Family, sev, family)
+			}
+		}
+	}
 	sort.Strings(want)
-	if strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := RuleIDs(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("rule IDs differ from RULES.md\n got: %v\nwant: %v", got, want)
 	}
 	for _, r := range Rules() {
@@ -298,5 +318,25 @@ manifest.json:2:79: warning schema-type-unknown: extensions[0].schema.input/prop
 `
 	if got := render(res.Diagnostics); got != want {
 		t.Errorf("findings differ\n--- got\n%s--- want\n%s", got, want)
+	}
+}
+
+// TestAgentOSNameWithoutRoleMap: in a registry/curated layout without scripts/package-roles.json
+// the name is checked, and --rule agentos-name=error raises it there.
+func TestAgentOSNameWithoutRoleMap(t *testing.T) {
+	dir, _ := extract(t, "../../testdata/packs/bad/agentos-name-no-roles.txtar")
+	res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir, Options: Options{Severity: map[string]Severity{"agentos-name": Error}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, d.Severity.String()+" "+d.Rule+" "+d.File)
+	}
+	if want := "error agentos-name registry/curated/tools/demo/package.json"; strings.Join(got, "\n") != want {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	if res.Summary.Errors != 1 {
+		t.Errorf("summary %+v", res.Summary)
 	}
 }

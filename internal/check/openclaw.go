@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/plaios/plaios/internal/jsonpos"
@@ -114,13 +113,13 @@ func runOpenClawEntry(p *Pass) {
 		return // not published: openclaw loads it from the folder
 	}
 	for _, e := range entries {
-		if outside(e.Source.Str) {
+		if leavesPackage(e.Source.Str) {
 			p.ReportJSON(p.PackageJSON(), e.Source, fmt.Sprintf("%s names %s, which escapes the plugin directory; openclaw refuses to install it", e.Field, e.Source.Str), "name a file inside the package, such as \"./dist/index.js\"")
 			continue
 		}
 		if e.Runtime != nil {
 			runtimeField := strings.Replace(strings.Replace(e.Field, "extensions", "runtimeExtensions", 1), "setupEntry", "runtimeSetupEntry", 1)
-			if outside(e.Runtime.Str) {
+			if leavesPackage(e.Runtime.Str) {
 				p.ReportJSON(p.PackageJSON(), e.Runtime, fmt.Sprintf("%s names %s, which escapes the plugin directory; openclaw refuses to install it", runtimeField, e.Runtime.Str), "")
 			} else if ok, why := p.shippedOrBuilt(e.Runtime.Str); !ok {
 				p.ReportJSON(p.PackageJSON(), e.Runtime, fmt.Sprintf("%s names %s, the file an installed plugin loads, which npm would not pack: %s", runtimeField, e.Runtime.Str, why), filesHint(e.Runtime.Str))
@@ -157,14 +156,6 @@ func runtimeFieldOf(field string) string {
 	return "openclaw.runtimeExtensions"
 }
 
-// outside reports whether a package-relative path leaves the package (../, an absolute path).
-func outside(rel string) bool {
-	if strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || (len(rel) > 1 && rel[1] == ':') {
-		return true
-	}
-	c := path.Clean(strings.ReplaceAll(rel, `\`, "/"))
-	return c == ".." || strings.HasPrefix(c, "../")
-}
 
 func runPiPeers(p *Pass) {
 	pj := p.Pack.JSON()

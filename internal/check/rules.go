@@ -4,7 +4,7 @@ package check
 // file of its family; this list is the one place that says which of them run. Tests run a
 // subset through Options.Rules.
 var rules = []*Rule{
-	// Any package (pkgjson.go).
+	// Any package (pkgjson.go, entries.go).
 	packageJSONInvalidRule,
 	packageNameInvalidRule,
 	packageVersionInvalidRule,
@@ -14,6 +14,10 @@ var rules = []*Rule{
 	workspaceProtocolRule,
 	secretShippedRule,
 	readmeMissingRule,
+	typesNotShippedRule,       // entries.go
+	entryTypeScriptRule,       // entries.go
+	hostRuntimeDependencyRule, // entries.go
+	pathOutsidePackageRule,    // entries.go
 
 	// AgentOS (agentos.go).
 	agentOSManifestInvalidRule,
