@@ -156,7 +156,6 @@ func runtimeFieldOf(field string) string {
 	return "openclaw.runtimeExtensions"
 }
 
-
 func runPiPeers(p *Pass) {
 	pj := p.Pack.JSON()
 	if pj.Value == nil {
