@@ -273,6 +273,9 @@ func runAgentOSManifestExported(p *Pass) {
 	if ex == nil || ex.Kind != jsonpos.Object || !p.Exists(pack.AgentOSManifest) {
 		return
 	}
+	if p.Pack.Role == workspace.RoleLibrary {
+		return // a library is imported by packs, never discovered as an extension pack
+	}
 	for _, m := range ex.Members {
 		if !strings.HasPrefix(m.Key, ".") {
 			return // a conditions object: only "." is exported
