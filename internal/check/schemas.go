@@ -29,7 +29,7 @@ var (
 	schemaNotStrictRule = &Rule{ID: "schema-not-strict", Severity: Warning, Family: "Tool schemas",
 		Help: "Models call tools in strict mode: every property listed in `required`, `additionalProperties: false` on every object, and \"not given\" written as null (`type: [\"number\", \"null\"]`). An error for PLAIOS capabilities, whose schemas go to the model in strict mode; a warning elsewhere."}
 	toolNameInvalidRule = &Rule{ID: "tool-name-invalid", Severity: Error, Family: "Tool schemas", Run: runToolNames,
-		Help: "A tool name the runtime rejects: PLAIOS function names match `^[a-zA-Z0-9_-]+$`, MCP tool names are 1–128 of `[A-Za-z0-9_.-]`, and names are unique within a package."}
+		Help: "A tool name the pack's own runtime rejects, or a duplicate. PLAIOS function names match `^[a-zA-Z0-9_-]+$`; AgentOS's ToolExecutor and orchestrator accept any name that is a non-empty string once trimmed (@framers/agentos 0.9.164) and keep tools by name; OpenClaw trims contracts.tools and drops blank names. MCP's limit (1–128 of `[A-Za-z0-9_.-]`) applies where MCP is involved — `plaios mcp serve` and `export hermes` refuse a name outside it — and is a warning in guard."}
 	descriptorUndeclaredRule = &Rule{ID: "descriptor-undeclared", Severity: Warning, Family: "Tool schemas", Guard: true,
 		Help: "(guard) The pack's factory returns a descriptor id that manifest.json does not list, or the manifest lists one the factory does not return: the registry catalog then advertises the wrong tools."}
 )
@@ -142,24 +142,37 @@ func (p *Pass) schemaFindings(file, where string, findings []schema.Finding, met
 	}
 }
 
-// runToolNames checks the tool names that stand in files: an AgentOS manifest's tool
-// extension ids and OpenClaw's contracts.tools, against the MCP rules (plaios exports every
-// pack through MCP) and for duplicates.
+// runToolNames checks the tool names that stand in files against the rule of the pack's own
+// runtime, and for duplicates: an AgentOS manifest's tool extension ids and OpenClaw's
+// contracts.tools. MCP's limits (1–128 of [A-Za-z0-9_.-]) are not a runtime's: they apply
+// where MCP is involved, in mcp serve and export hermes.
+//
+// The runtimes' rules, read from their code:
+//   - AgentOS (@framers/agentos 0.9.164, dist/core/tools/ToolExecutor.js registerTool and
+//     dist/core/tools/ToolOrchestrator.js registerTool/registerInitialTool) refuses a tool whose
+//     name is not a non-empty string once trimmed ("'id' and 'name' are required and must be
+//     non-empty strings") and sets no limit on length or characters; tools are kept by name,
+//     which "must be unique within the registry".
+//   - OpenClaw (openclaw 2026.9.6, normalizePluginToolNames in dist/loader-runtime-load-*.mjs)
+//     trims the names of contracts.tools and drops blank ones, so a blank name declares nothing.
+//
+// (PLAIOS capability names, ^[a-zA-Z0-9_-]+$, and Pi's tool names stand in code: guard checks
+// them.)
 func runToolNames(p *Pass) {
-	var file string
+	var file, runtime string
 	var names []string
 	var values []*jsonpos.Value
 	switch {
 	case p.Pack.AgentOS != nil && p.Pack.AgentOS.Value != nil:
-		file = p.Pack.AgentOS.File
+		file, runtime = p.Pack.AgentOS.File, "AgentOS"
 		for _, e := range p.Pack.AgentOS.Extensions {
-			if e.Kind == "tool" && e.ID != "" {
+			if e.Kind == "tool" && e.ID != "" { // an empty id is agentos-manifest-invalid's
 				names = append(names, e.ID)
 				values = append(values, e.Value.Get("id"))
 			}
 		}
 	case p.Pack.OpenClaw != nil && p.Pack.OpenClaw.Value != nil:
-		file = p.Pack.OpenClaw.File
+		file, runtime = p.Pack.OpenClaw.File, "OpenClaw"
 		if tools := p.Pack.OpenClaw.Value.Path("contracts", "tools"); tools != nil && tools.Kind == jsonpos.Array {
 			for _, it := range tools.Items {
 				if it.Kind == jsonpos.String {
@@ -171,36 +184,31 @@ func runToolNames(p *Pass) {
 	default:
 		return
 	}
+	trimmed := make([]string, len(names))
 	for i, n := range names {
-		if err := schema.ToolName(n, schema.MCP); err != nil {
-			p.ReportJSON(file, values[i], err.Error(), "use letters, digits, _, - and . (at most 128), e.g. "+suggestToolName(n))
+		trimmed[i] = strings.TrimSpace(n)
+		if trimmed[i] != "" {
+			continue
 		}
+		msg := fmt.Sprintf("the tool name %q is blank; AgentOS's ToolExecutor refuses a tool whose name is not a non-empty string", n)
+		if runtime == "OpenClaw" {
+			msg = fmt.Sprintf("the tool name %q is blank; openclaw drops it from contracts.tools, so it declares no tool", n)
+		}
+		p.ReportJSON(file, values[i], msg, "give the tool its name")
 	}
-	for _, d := range schema.DuplicateNames(names) {
+	// Both runtimes compare names trimmed.
+	for _, d := range schema.DuplicateNames(trimmed) {
+		if d.Name == "" {
+			continue
+		}
+		why := "AgentOS keeps tools by name, so names must be unique"
+		if runtime == "OpenClaw" {
+			why = "openclaw reads contracts.tools as a set of trimmed names, so the repeat declares nothing"
+		}
 		for _, i := range d.Indexes[1:] {
-			p.ReportJSON(file, values[i], fmt.Sprintf("tool name %q is given more than once; tool names must be unique", d.Name), "")
+			p.ReportJSON(file, values[i], fmt.Sprintf("tool name %q is given more than once; %s", d.Name, why), "remove the repeat")
 		}
 	}
-}
-
-func suggestToolName(n string) string {
-	var b strings.Builder
-	for _, r := range n {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteRune('_')
-		}
-	}
-	s := b.String()
-	if s == "" {
-		s = "tool"
-	}
-	if len(s) > 128 {
-		s = s[:128]
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // lowerFirst lowers a sentence's first letter to fit the "rule: message" line, leaving
