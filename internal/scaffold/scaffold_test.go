@@ -102,19 +102,37 @@ func TestNpmName(t *testing.T) {
 	}
 }
 
-// goldenCases are the packages the golden files pin: every PLAIOS kind alone, two kinds in
-// one package, and every template of the other runtimes.
-func goldenCases() map[string]Options {
-	cases := map[string]Options{
-		"plaios-multi":       {Runtime: PLAIOS, Kinds: []string{"input", "output"}, Name: "telegram-clone"},
-		"agentos-tool":       {Runtime: AgentOS, Kinds: []string{"tool"}, Name: "web-search", Category: "research"},
-		"agentos-multi-tool": {Runtime: AgentOS, Kinds: []string{"multi-tool"}, Name: "notes-api"},
-		"agentos-guardrail":  {Runtime: AgentOS, Kinds: []string{"guardrail"}, Name: "no-secrets"},
-		"openclaw-tool":      {Runtime: OpenClaw, Kinds: []string{"tool"}, Name: "weather"},
-		"pi-tool":            {Runtime: Pi, Kinds: []string{"tool"}, Name: "weather"},
+// goldenCases are the packages the golden files pin, as testdata/golden/create/cases.json lists
+// them (scaffoldtest.Cases reads the same file for the end-to-end build): every PLAIOS kind
+// alone, two kinds and all eleven in one package, and every template of the other runtimes.
+func goldenCases(t *testing.T) map[string]Options {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "create", "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list map[string]struct {
+		Runtime, Name, Category, Dir string
+		Kinds                        []string
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		t.Fatalf("cases.json: %v", err)
+	}
+	cases := map[string]Options{}
+	for id, c := range list {
+		cases[id] = Options{Runtime: c.Runtime, Kinds: c.Kinds, Name: c.Name, Category: c.Category, Dir: c.Dir}
 	}
 	for _, k := range Kinds(PLAIOS) {
-		cases["plaios-"+k] = Options{Runtime: PLAIOS, Kinds: []string{k}, Name: "weather"}
+		if c, ok := cases["plaios-"+k]; !ok || len(c.Kinds) != 1 || c.Kinds[0] != k {
+			t.Errorf("cases.json has no case plaios-%s for the kind %s alone", k, k)
+		}
+	}
+	for _, rt := range []string{AgentOS, OpenClaw, Pi} {
+		for _, k := range Kinds(rt) {
+			if _, ok := cases[rt+"-"+k]; !ok {
+				t.Errorf("cases.json has no case %s-%s for that template", rt, k)
+			}
+		}
 	}
 	return cases
 }
@@ -123,7 +141,7 @@ func goldenCases() map[string]Options {
 // (run with -update to rewrite them after a deliberate template change).
 func TestGolden(t *testing.T) {
 	golden := filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "create")
-	for name, opts := range goldenCases() {
+	for name, opts := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			opts.WorkDir = t.TempDir()
 			s, err := Plan(opts)
@@ -213,7 +231,7 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // manifest parses, its version is package.json's, the PLAIOS interfaces have the ids and
 // classes create promises, and the AgentOS extension ids are the tool names.
 func TestGeneratedManifestsAgree(t *testing.T) {
-	for name, opts := range goldenCases() {
+	for name, opts := range goldenCases(t) {
 		opts.WorkDir = t.TempDir()
 		s, err := Plan(opts)
 		if err != nil {

@@ -7,19 +7,19 @@ import type {
 } from "@plaios/core/domain";
 
 /** The arguments the model sends. Strict mode: "not given" arrives as null. */
-export interface WeatherCapabilityInput {
+export interface PActionCapabilityInput {
   text: string;
   limit: number | null;
 }
 
-export interface WeatherCapabilityOutput {
+export interface PActionCapabilityOutput {
   summary: string;
   words: number;
   characters: number;
 }
 
 /** Constructor options: the config keys of agent-os.package.yaml. */
-export interface WeatherCapabilityOptions {
+export interface PActionCapabilityOptions {
   /** Longest text accepted; a value typed on the page may arrive as a string. */
   maxLength?: number | string;
 }
@@ -27,9 +27,9 @@ export interface WeatherCapabilityOptions {
 const DEFAULT_LIMIT = 12;
 
 const manifest: CapabilityManifest = {
-  id: "weather.summarize",
+  id: "p-action.summarize",
   version: "0.1.0",
-  name: "weather_summarize",
+  name: "p_action_summarize",
   description: "Summarizes a text in its first words and counts its words and characters. Use it when the user asks how long a text is or wants its gist.",
   inputSchema: {
     type: "object",
@@ -40,15 +40,15 @@ const manifest: CapabilityManifest = {
     required: ["text", "limit"],
     additionalProperties: false,
   },
-  tags: ["weather", "summary", "word count", "text"],
+  tags: ["p-action", "summary", "word count", "text"],
   examples: [{ request: "How many words is this paragraph?", arguments: { text: "One two three.", limit: null } }],
 };
 
-export class WeatherCapability implements Capability<WeatherCapabilityInput, WeatherCapabilityOutput> {
+export class PActionCapability implements Capability<PActionCapabilityInput, PActionCapabilityOutput> {
   readonly manifest = manifest;
   private readonly maxLength: number;
 
-  constructor(options: WeatherCapabilityOptions = {}) {
+  constructor(options: PActionCapabilityOptions = {}) {
     const maxLength = Number(options.maxLength ?? 4000);
     this.maxLength = Number.isFinite(maxLength) && maxLength > 0 ? maxLength : 4000;
   }
@@ -70,7 +70,7 @@ export class WeatherCapability implements Capability<WeatherCapabilityInput, Wea
 **Limits**: texts longer than ${this.maxLength} characters fail with TEXT_TOO_LONG (not retryable).`;
   }
 
-  async execute(input: WeatherCapabilityInput, context: CapabilityExecutionContext): Promise<CapabilityResult<WeatherCapabilityOutput>> {
+  async execute(input: PActionCapabilityInput, context: CapabilityExecutionContext): Promise<CapabilityResult<PActionCapabilityOutput>> {
     if (context.signal?.aborted) {
       return { success: false, error: { code: "CANCELLED", message: "The turn was cancelled", retryable: false } };
     }

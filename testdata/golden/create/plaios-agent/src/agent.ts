@@ -10,7 +10,7 @@ import type {
 } from "@plaios/core/domain";
 
 /** Constructor options: what the host injects, and the config keys of agent-os.package.yaml. */
-export interface WeatherAgentLoopOptions {
+export interface PAgentAgentLoopOptions {
   model?: System2;
   capabilityDiscovery?: CapabilityDiscovery;
   maxSteps?: number | string;
@@ -19,10 +19,10 @@ export interface WeatherAgentLoopOptions {
 /** Capabilities every turn may use: memory search and the capability manuals. */
 const ALWAYS = ["memory.retrieval", "agent-os.docs"];
 
-export class WeatherAgentLoop implements AgentLoop {
+export class PAgentAgentLoop implements AgentLoop {
   private readonly maxSteps: number;
 
-  constructor(private readonly options: WeatherAgentLoopOptions = {}) {
+  constructor(private readonly options: PAgentAgentLoopOptions = {}) {
     const maxSteps = Number(options.maxSteps ?? 25);
     this.maxSteps = Number.isInteger(maxSteps) && maxSteps > 0 ? maxSteps : 25;
   }
@@ -30,7 +30,7 @@ export class WeatherAgentLoop implements AgentLoop {
   async run(message: InputMessage, options: AgentLoopOptions): Promise<AIProcessResult> {
     const { model, capabilityDiscovery } = this.options;
     if (!model || !capabilityDiscovery) {
-      throw new Error("WeatherAgentLoop needs the System 2 model and the capability discovery the host injects");
+      throw new Error("PAgentAgentLoop needs the System 2 model and the capability discovery the host injects");
     }
     const ids = [...new Set([...ALWAYS, ...options.capabilityIds])];
     const found = await Promise.all(ids.map((id) => capabilityDiscovery.get(id)));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherAgentLoop } from "../dist/src/index.js";
+import { PAgentAgentLoop } from "../dist/src/index.js";
 
 const message = { id: "m1", channel: "web", sessionId: "s1", userId: "u1", text: "count these words", createdAt: new Date() };
 
@@ -15,12 +15,12 @@ function capability(id, name) {
   };
 }
 
-test("WeatherAgentLoop constructs with no options and refuses to run without a model", async () => {
-  const loop = new WeatherAgentLoop();
+test("PAgentAgentLoop constructs with no options and refuses to run without a model", async () => {
+  const loop = new PAgentAgentLoop();
   await assert.rejects(loop.run(message, { capabilityIds: [], stream: false }), /System 2 model/);
 });
 
-test("WeatherAgentLoop hands the chosen capabilities to the model and reports events", async () => {
+test("PAgentAgentLoop hands the chosen capabilities to the model and reports events", async () => {
   const registry = new Map([["x.one", capability("x.one", "one")], ["agent-os.docs", capability("agent-os.docs", "read_capability_docs")]]);
   const discovery = { register: async () => {}, get: async (id) => registry.get(id), discover: async () => [] };
   const calls = [];
@@ -33,7 +33,7 @@ test("WeatherAgentLoop hands the chosen capabilities to the model and reports ev
     },
   };
   const events = [];
-  const loop = new WeatherAgentLoop({ model, capabilityDiscovery: discovery, maxSteps: "3" });
+  const loop = new PAgentAgentLoop({ model, capabilityDiscovery: discovery, maxSteps: "3" });
   const result = await loop.run({ ...message, metadata: { instructions: "Be brief." } }, {
     capabilityIds: ["x.one", "missing"], stream: false, onEvent: (event) => events.push(event.type),
   });

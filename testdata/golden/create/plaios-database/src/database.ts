@@ -9,7 +9,7 @@ import type {
 
 type Table = { primaryKey: string; rows: Map<DatabaseKey, DatabaseRecord> };
 
-export class WeatherDatabaseProvider implements DatabaseProvider {
+export class PDatabaseDatabaseProvider implements DatabaseProvider {
   private readonly scopes = new Map<string, ScopedDatabase>();
 
   // The host passes config keys and dependencies; this provider needs none of them.

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherDatabaseProvider } from "../dist/src/index.js";
+import { PDatabaseDatabaseProvider } from "../dist/src/index.js";
 
 const structure = { tables: { notes: { primaryKey: "id", columns: { id: { type: "string", required: true }, n: { type: "number" } } } } };
 
-test("WeatherDatabaseProvider keeps scopes apart", async () => {
-  const provider = new WeatherDatabaseProvider();
+test("PDatabaseDatabaseProvider keeps scopes apart", async () => {
+  const provider = new PDatabaseDatabaseProvider();
   const a = provider.scope("action-a");
   const b = provider.scope("action-b");
   assert.equal(a.namespace, "action-a");
@@ -18,8 +18,8 @@ test("WeatherDatabaseProvider keeps scopes apart", async () => {
   await assert.rejects(provider.scope("fresh").get("notes", "x"), /call init first/);
 });
 
-test("WeatherDatabaseProvider adds, queries, updates and deletes", async () => {
-  const db = new WeatherDatabaseProvider().scope("t");
+test("PDatabaseDatabaseProvider adds, queries, updates and deletes", async () => {
+  const db = new PDatabaseDatabaseProvider().scope("t");
   await db.init(structure);
   for (let n = 1; n <= 5; n++) await db.add("notes", { id: `k${n}`, n, even: n % 2 === 0 });
   await assert.rejects(db.add("notes", { id: "k1", n: 9 }), /already exists/);

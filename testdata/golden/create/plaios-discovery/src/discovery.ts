@@ -1,6 +1,6 @@
 import type { Capability, CapabilityDiscovery, CapabilityDiscoveryQuery, CapabilityManifest } from "@plaios/core/domain";
 
-export class WeatherDiscovery implements CapabilityDiscovery {
+export class PDiscoveryDiscovery implements CapabilityDiscovery {
   private readonly capabilities = new Map<string, Capability>();
 
   // The host passes config keys and dependencies; this discovery needs none of them.

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherDiscovery } from "../dist/src/index.js";
+import { PDiscoveryDiscovery } from "../dist/src/index.js";
 
 function capability(id, name, description, tags = []) {
   return { manifest: { id, name, description, version: "1.0.0", inputSchema: {}, tags }, execute: async () => ({ success: true, data: null }), uiComponents: () => [], docs: () => "" };
 }
 
-test("WeatherDiscovery registers, gets and discovers", async () => {
-  const discovery = new WeatherDiscovery();
+test("PDiscoveryDiscovery registers, gets and discovers", async () => {
+  const discovery = new PDiscoveryDiscovery();
   assert.deepEqual(await discovery.discover(), []);
   const weather = capability("weather.forecast", "get_forecast", "Weather forecast for a city", ["rain", "meteo"]);
   const search = capability("web.search", "search_web", "Searches the web for news");

@@ -1,16 +1,16 @@
 import type { Environment } from "@plaios/core/domain";
 
 /** Constructor options: the config keys of agent-os.package.yaml, and fixed values. */
-export interface WeatherEnvironmentOptions {
+export interface PEnvEnvironmentOptions {
   prefix?: string;
   values?: Record<string, string>;
 }
 
-export class WeatherEnvironment implements Environment {
+export class PEnvEnvironment implements Environment {
   private readonly prefix: string;
   private readonly values: Record<string, string>;
 
-  constructor(options: WeatherEnvironmentOptions = {}) {
+  constructor(options: PEnvEnvironmentOptions = {}) {
     this.prefix = options.prefix ?? "";
     this.values = { ...(options.values ?? {}) };
   }

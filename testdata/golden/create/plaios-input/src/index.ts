@@ -1,3 +1,3 @@
-// Weather: one class per interface of agent-os.package.yaml. The host finds each by its
+// P Input: one class per interface of agent-os.package.yaml. The host finds each by its
 // className through this entry and constructs it with `new Class(options)`.
-export { WeatherInput } from "./input.js";
+export { PInputInput } from "./input.js";

@@ -4,19 +4,19 @@ import type { AddressInfo } from "node:net";
 import type { InputInterface, InputListener, InputMessage } from "@plaios/core/domain";
 
 /** Constructor options: the config keys of agent-os.package.yaml. */
-export interface WeatherInputOptions {
+export interface PInputInputOptions {
   port?: number | string;
   host?: string;
 }
 
 /** A webhook input: every JSON POST becomes a message for the host. */
-export class WeatherInput implements InputInterface {
-  readonly channel = "weather";
+export class PInputInput implements InputInterface {
+  readonly channel = "p-input";
   private readonly port: number;
   private readonly host: string;
   private server?: Server;
 
-  constructor(options: WeatherInputOptions = {}) {
+  constructor(options: PInputInputOptions = {}) {
     const port = Number(options.port ?? 8787);
     this.port = Number.isInteger(port) && port >= 0 ? port : 8787;
     this.host = options.host || "127.0.0.1";
@@ -44,7 +44,7 @@ export class WeatherInput implements InputInterface {
       const message: InputMessage = {
         id: randomUUID(),
         channel: this.channel,
-        sessionId: `weather:${sender}`,
+        sessionId: `p-input:${sender}`,
         userId: sender,
         text: body.text,
         createdAt: new Date(),

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherInput } from "../dist/src/index.js";
+import { PInputInput } from "../dist/src/index.js";
 
-test("WeatherInput constructs without opening anything", async () => {
-  const input = new WeatherInput();
-  assert.equal(input.channel, "weather");
+test("PInputInput constructs without opening anything", async () => {
+  const input = new PInputInput();
+  assert.equal(input.channel, "p-input");
   assert.equal(input.address(), undefined);
   await input.stop();
 });
 
-test("WeatherInput hands every POST to the listener", async () => {
-  const input = new WeatherInput({ port: "0", host: "127.0.0.1" });
+test("PInputInput hands every POST to the listener", async () => {
+  const input = new PInputInput({ port: "0", host: "127.0.0.1" });
   const received = [];
   let delivered;
   const done = new Promise((resolve) => (delivered = resolve));
@@ -29,8 +29,8 @@ test("WeatherInput hands every POST to the listener", async () => {
     await done;
     assert.equal(received.length, 1);
     assert.equal(received[0].text, "hello");
-    assert.equal(received[0].channel, "weather");
-    assert.equal(received[0].sessionId, "weather:ada");
+    assert.equal(received[0].channel, "p-input");
+    assert.equal(received[0].sessionId, "p-input:ada");
     assert.equal(received[0].userId, "ada");
     assert.ok(received[0].createdAt instanceof Date);
 

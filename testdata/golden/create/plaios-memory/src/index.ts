@@ -1,3 +1,3 @@
-// Weather: one class per interface of agent-os.package.yaml. The host finds each by its
+// P Memory: one class per interface of agent-os.package.yaml. The host finds each by its
 // className through this entry and constructs it with `new Class(options)`.
-export { WeatherMemory } from "./memory.js";
+export { PMemoryMemory } from "./memory.js";

@@ -1,15 +1,15 @@
 import type { Memory, MemoryEntry, MemoryQuery } from "@plaios/core/domain";
 
 /** Constructor options: the config keys of agent-os.package.yaml. */
-export interface WeatherMemoryOptions {
+export interface PMemoryMemoryOptions {
   maxEntries?: number | string;
 }
 
-export class WeatherMemory implements Memory {
+export class PMemoryMemory implements Memory {
   private readonly entries = new Map<string, MemoryEntry>();
   private readonly maxEntries: number;
 
-  constructor(options: WeatherMemoryOptions = {}) {
+  constructor(options: PMemoryMemoryOptions = {}) {
     const maxEntries = Number(options.maxEntries ?? 5000);
     this.maxEntries = Number.isInteger(maxEntries) && maxEntries > 0 ? maxEntries : 5000;
   }

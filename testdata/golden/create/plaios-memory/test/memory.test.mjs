@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherMemory } from "../dist/src/index.js";
+import { PMemoryMemory } from "../dist/src/index.js";
 
 const at = (minute) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 
-test("WeatherMemory remembers, filters and orders", async () => {
-  const memory = new WeatherMemory();
+test("PMemoryMemory remembers, filters and orders", async () => {
+  const memory = new PMemoryMemory();
   await memory.remember({ id: "w1", kind: "working", content: "first turn", createdAt: at(1), sessionId: "s", metadata: { namespace: "chat-history" } });
   await memory.remember({ id: "w2", kind: "working", content: "second turn", createdAt: at(2), sessionId: "s", metadata: { namespace: "chat-history" } });
   await memory.remember({ id: "f1", kind: "semantic", content: "Ada prefers green tea", createdAt: at(3), userId: "ada", importance: 0.9 });
@@ -23,8 +23,8 @@ test("WeatherMemory remembers, filters and orders", async () => {
   assert.equal(await memory.clear(), 1);
 });
 
-test("WeatherMemory keeps at most maxEntries", async () => {
-  const memory = new WeatherMemory({ maxEntries: "2" });
+test("PMemoryMemory keeps at most maxEntries", async () => {
+  const memory = new PMemoryMemory({ maxEntries: "2" });
   for (let i = 1; i <= 3; i++) await memory.remember({ id: `e${i}`, kind: "episodic", content: `e${i}`, createdAt: at(i) });
   assert.deepEqual((await memory.recall()).map((e) => e.id), ["e2", "e3"]);
 });

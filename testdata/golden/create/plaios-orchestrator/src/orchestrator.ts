@@ -7,15 +7,15 @@ import type {
 } from "@plaios/core/domain";
 
 /** Constructor options: what the host injects, and the config keys of agent-os.package.yaml. */
-export interface WeatherOrchestratorOptions {
+export interface POrchestratorOrchestratorOptions {
   capabilityDiscovery?: CapabilityDiscovery;
   limit?: number | string;
 }
 
-export class WeatherOrchestrator implements Orchestrator {
+export class POrchestratorOrchestrator implements Orchestrator {
   private readonly limit: number;
 
-  constructor(private readonly options: WeatherOrchestratorOptions = {}) {
+  constructor(private readonly options: POrchestratorOrchestratorOptions = {}) {
     const limit = Number(options.limit ?? 8);
     this.limit = Number.isInteger(limit) && limit > 0 ? limit : 8;
   }
@@ -26,7 +26,7 @@ export class WeatherOrchestrator implements Orchestrator {
       outputs.find((output) => output.channel === message.metadata?.preferredOutputChannel) ??
       outputs.find((output) => output.channel === "web") ??
       outputs[0];
-    if (!reply) throw new Error("WeatherOrchestrator was given no output to answer on");
+    if (!reply) throw new Error("POrchestratorOrchestrator was given no output to answer on");
     const text = String(message.metadata?.originalText ?? message.text);
     const found = this.options.capabilityDiscovery ? await this.options.capabilityDiscovery.discover({ text, limit: this.limit }) : [];
     return {

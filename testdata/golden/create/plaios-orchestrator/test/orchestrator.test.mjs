@@ -1,18 +1,18 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherOrchestrator } from "../dist/src/index.js";
+import { POrchestratorOrchestrator } from "../dist/src/index.js";
 
 const message = { id: "m1", channel: "telegram", sessionId: "s1", text: "weather in Rome", createdAt: new Date() };
 const outputs = [{ channel: "web", write: async () => {} }, { channel: "telegram", write: async () => {} }];
 
-test("WeatherOrchestrator constructs with no options", async () => {
-  const orchestrator = new WeatherOrchestrator();
+test("POrchestratorOrchestrator constructs with no options", async () => {
+  const orchestrator = new POrchestratorOrchestrator();
   const decision = await orchestrator.orchestrate(message, outputs);
   assert.deepEqual(decision.capabilityIds, []);
   assert.equal(decision.outputChannel, "telegram");
 });
 
-test("WeatherOrchestrator picks discovered capabilities and an existing output", async () => {
+test("POrchestratorOrchestrator picks discovered capabilities and an existing output", async () => {
   const queries = [];
   const capabilityDiscovery = {
     register: async () => {},
@@ -22,7 +22,7 @@ test("WeatherOrchestrator picks discovered capabilities and an existing output",
       return [{ id: "weather.forecast" }, { id: "web.search" }, { id: "extra" }];
     },
   };
-  const orchestrator = new WeatherOrchestrator({ capabilityDiscovery, limit: "2" });
+  const orchestrator = new POrchestratorOrchestrator({ capabilityDiscovery, limit: "2" });
   const decision = await orchestrator.orchestrate({ ...message, channel: "cron", metadata: { originalText: "rain?" } }, outputs);
   assert.deepEqual(decision.capabilityIds, ["weather.forecast", "web.search"]);
   assert.equal(decision.outputChannel, "web");

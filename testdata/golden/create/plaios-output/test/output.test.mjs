@@ -1,23 +1,23 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import test from "node:test";
-import { WeatherOutput } from "../dist/src/index.js";
+import { POutputOutput } from "../dist/src/index.js";
 
 async function* chunks(...parts) {
   for (const part of parts) yield part;
 }
 
-test("WeatherOutput prints strings and streams when no webhook is set", async () => {
+test("POutputOutput prints strings and streams when no webhook is set", async () => {
   const printed = [];
-  const output = new WeatherOutput({ print: (text) => printed.push(text) });
-  assert.equal(output.channel, "weather");
+  const output = new POutputOutput({ print: (text) => printed.push(text) });
+  assert.equal(output.channel, "p-output");
   assert.ok(output.description && output.instructions);
   await output.write("whole");
   await output.write(chunks("str", "eam"));
   assert.deepEqual(printed, ["whole", "stream"]);
 });
 
-test("WeatherOutput posts to its webhook", async () => {
+test("POutputOutput posts to its webhook", async () => {
   const bodies = [];
   const server = createServer(async (request, response) => {
     let body = "";
@@ -27,7 +27,7 @@ test("WeatherOutput posts to its webhook", async () => {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
-    const output = new WeatherOutput({ webhookUrl: `http://127.0.0.1:${server.address().port}/` });
+    const output = new POutputOutput({ webhookUrl: `http://127.0.0.1:${server.address().port}/` });
     await output.write(chunks("a", "b"));
     assert.deepEqual(bodies, [{ text: "ab" }]);
     await assert.rejects(output.write("again"), /answered 500/);

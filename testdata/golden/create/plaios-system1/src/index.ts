@@ -1,3 +1,3 @@
-// Weather: one class per interface of agent-os.package.yaml. The host finds each by its
+// P System1: one class per interface of agent-os.package.yaml. The host finds each by its
 // className through this entry and constructs it with `new Class(options)`.
-export { WeatherSystem1 } from "./system1.js";
+export { PSystem1System1 } from "./system1.js";

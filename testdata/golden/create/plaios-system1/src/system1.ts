@@ -1,15 +1,15 @@
 import type { System1, SystemAnswer, SystemQuestions } from "@plaios/core/domain";
 
 /** Constructor options: the config keys of agent-os.package.yaml. */
-export interface WeatherSystem1Options {
+export interface PSystem1System1Options {
   model?: string;
 }
 
-export class WeatherSystem1 implements System1 {
+export class PSystem1System1 implements System1 {
   readonly model: string;
 
-  constructor(options: WeatherSystem1Options = {}) {
-    this.model = options.model || "weather-keywords";
+  constructor(options: PSystem1System1Options = {}) {
+    this.model = options.model || "p-system1-keywords";
   }
 
   async ask(state: Record<string, unknown>, questions: SystemQuestions, options: { signal?: AbortSignal } = {}): Promise<Record<string, SystemAnswer>> {

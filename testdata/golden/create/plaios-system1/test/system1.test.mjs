@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import test from "node:test";
-import { WeatherSystem1 } from "../dist/src/index.js";
+import { PSystem1System1 } from "../dist/src/index.js";
 
-test("WeatherSystem1 answers noul, choice and score questions", async () => {
-  const fast = new WeatherSystem1();
-  assert.equal(fast.model, "weather-keywords");
+test("PSystem1System1 answers noul, choice and score questions", async () => {
+  const fast = new PSystem1System1();
+  assert.equal(fast.model, "p-system1-keywords");
   const answers = await fast.ask(
     { request: "please turn off the kitchen light" },
     {
@@ -18,5 +18,5 @@ test("WeatherSystem1 answers noul, choice and score questions", async () => {
   assert.ok(answers.isQuestion.noul < 0.5);
   assert.deepEqual(answers.device, { type: "choice", choice: "kitchen" });
   assert.equal(answers.urgency.score, 1);
-  assert.equal(new WeatherSystem1({ model: "mine" }).model, "mine");
+  assert.equal(new PSystem1System1({ model: "mine" }).model, "mine");
 });

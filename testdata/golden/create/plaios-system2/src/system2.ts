@@ -13,7 +13,7 @@ import type {
 } from "@plaios/core/domain";
 
 /** Constructor options: the config keys of agent-os.package.yaml. */
-export interface WeatherSystem2Options {
+export interface PSystem2System2Options {
   baseUrl?: string;
   apiKey?: string;
   model?: string;
@@ -23,14 +23,14 @@ export interface WeatherSystem2Options {
 type ToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
 type ChatMessage = { role: "system" | "user" | "assistant" | "tool"; content: string | null; tool_calls?: ToolCall[]; tool_call_id?: string };
 
-export class WeatherSystem2 implements System2 {
+export class PSystem2System2 implements System2 {
   readonly provider = "openai-compatible";
   readonly model: string;
   readonly settings: Readonly<AIModelSettings>;
   private readonly baseUrl: string;
   private readonly apiKey?: string;
 
-  constructor(options: WeatherSystem2Options = {}) {
+  constructor(options: PSystem2System2Options = {}) {
     this.baseUrl = (options.baseUrl || "http://127.0.0.1:11434/v1").replace(/\/+$/u, "");
     this.apiKey = options.apiKey || undefined;
     this.model = options.model || "llama3.2";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import test from "node:test";
-import { WeatherSystem2 } from "../dist/src/index.js";
+import { PSystem2System2 } from "../dist/src/index.js";
 
 // A chat completions API on the loopback that answers from a script of replies.
 async function fakeApi(replies) {
@@ -16,14 +16,14 @@ async function fakeApi(replies) {
   return { requests, url: `http://127.0.0.1:${server.address().port}/v1/`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-test("WeatherSystem2 constructs with no configuration and sends nothing", () => {
-  const model = new WeatherSystem2();
+test("PSystem2System2 constructs with no configuration and sends nothing", () => {
+  const model = new PSystem2System2();
   assert.equal(model.provider, "openai-compatible");
   assert.equal(model.model, "llama3.2");
   assert.deepEqual(model.settings, {});
 });
 
-test("WeatherSystem2 writes text, streams, calls functions and answers questions", async () => {
+test("PSystem2System2 writes text, streams, calls functions and answers questions", async () => {
   const api = await fakeApi([
     { role: "assistant", content: "Ciao!" },
     { role: "assistant", content: "streamed" },
@@ -32,7 +32,7 @@ test("WeatherSystem2 writes text, streams, calls functions and answers questions
     { role: "assistant", content: null, tool_calls: [{ id: "t2", type: "function", function: { name: "answer", arguments: "{\"yes\":0.9,\"pick\":\"b\"}" } }] },
   ]);
   try {
-    const model = new WeatherSystem2({ baseUrl: api.url, apiKey: "test-key", model: "m", temperature: "0" });
+    const model = new PSystem2System2({ baseUrl: api.url, apiKey: "test-key", model: "m", temperature: "0" });
     assert.deepEqual(await model.processInput("Say hello", { instructions: "Be Italian." }), { type: "text", text: "Ciao!" });
     const streamed = await model.processInput({ text: "stream" }, { stream: true });
     let text = "";

@@ -1,6 +1,6 @@
 import { CapabilityMicrofrontend, type MicrofrontendProps } from "@plaios/microfrontend";
 
-/** The weather.action page: the config form and the instance summary. */
-export default function WeatherCapabilityPage(props: MicrofrontendProps) {
+/** The p-action.action page: the config form and the instance summary. */
+export default function PActionCapabilityPage(props: MicrofrontendProps) {
   return <CapabilityMicrofrontend {...props} />;
 }

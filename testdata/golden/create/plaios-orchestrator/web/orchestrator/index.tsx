@@ -2,10 +2,10 @@ import { useState, type FormEvent } from "react";
 import type { MicrofrontendProps } from "@plaios/microfrontend";
 
 /**
- * The weather.orchestrator page: what this component is, and a form for its configuration. Whatever
- * WeatherOrchestrator.microfrontendData() returns arrives as `data`.
+ * The p-orchestrator.orchestrator page: what this component is, and a form for its configuration. Whatever
+ * POrchestratorOrchestrator.microfrontendData() returns arrives as `data`.
  */
-export default function WeatherOrchestratorPage({ component, data, onSaveConfig }: MicrofrontendProps) {
+export default function POrchestratorOrchestratorPage({ component, data, onSaveConfig }: MicrofrontendProps) {
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(component.fields.map((field) => [field.key, field.type === "secret" ? "" : String(component.config[field.key] ?? field.default ?? "")])),
   );
@@ -26,15 +26,15 @@ export default function WeatherOrchestratorPage({ component, data, onSaveConfig 
   }
 
   return (
-    <div className="weather-page space-y-4 p-4">
+    <div className="p-orchestrator-page space-y-4 p-4">
       <header className="space-y-1">
-        <h1 className="text-lg font-semibold">Weather</h1>
+        <h1 className="text-lg font-semibold">P Orchestrator</h1>
         <p className="text-sm text-muted-foreground">
           {component.kind} · {component.id} {component.version} · {component.instanceId}
         </p>
       </header>
       {component.fields.length > 0 && (
-        <form className="weather-config space-y-3" onSubmit={save}>
+        <form className="p-orchestrator-config space-y-3" onSubmit={save}>
           {component.fields.map((field) => (
             <label key={field.key} className="block space-y-1">
               <span className="text-sm font-medium">{field.key}</span>
@@ -55,7 +55,7 @@ export default function WeatherOrchestratorPage({ component, data, onSaveConfig 
         </form>
       )}
       {data !== undefined && (
-        <pre className="weather-data overflow-auto rounded border p-2 text-xs">{JSON.stringify(data, null, 2)}</pre>
+        <pre className="p-orchestrator-data overflow-auto rounded border p-2 text-xs">{JSON.stringify(data, null, 2)}</pre>
       )}
     </div>
   );
