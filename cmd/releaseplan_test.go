@@ -594,6 +594,32 @@ func TestPlanPropertiesOverRandomHistories(t *testing.T) {
 	titles := []string{"fix: a", "feat: b", "feat!: c", "refactor(core)!: d", "chore: e"}
 	bodies := []string{"", "BREAKING CHANGE: gone", "<!--\nBREAKING CHANGE: template\n-->"}
 	iterations := 20
+	// What the registry holds is drawn first and published in one go (its own random source,
+	// so that the histories below stay what they were).
+	pubRNG := rand.New(rand.NewSource(8))
+	var releases []registrytest.Release
+	for i := range iterations {
+		for j := range 2 {
+			var pubs []string
+			for range pubRNG.Intn(4) {
+				v := fmt.Sprintf("%d.%d.%d", pubRNG.Intn(3), pubRNG.Intn(3), pubRNG.Intn(3))
+				if pubRNG.Intn(8) == 0 {
+					v += "-rc.1"
+				}
+				if !slices.Contains(pubs, v) { // a registry takes a version once
+					pubs = append(pubs, v)
+				}
+			}
+			if len(pubs) > 0 {
+				name := fmt.Sprintf("@prop/i%d-p%d", i, j)
+				published[name] = pubs
+				releases = append(releases, registrytest.Release{Name: name, Versions: pubs})
+			}
+		}
+	}
+	if err := registrytest.PublishAll(context.Background(), reg.URL, "", releases, 6); err != nil {
+		t.Fatal(err)
+	}
 	refused, released := 0, 0
 	defer func() { t.Logf("%d refused plans, %d releases", refused, released) }()
 	for i := range iterations {
@@ -603,18 +629,6 @@ func TestPlanPropertiesOverRandomHistories(t *testing.T) {
 		var pkgs []pkg
 		for j := range 2 {
 			p := pkg{name: fmt.Sprintf("@prop/i%d-p%d", i, j), base: version()}
-			var pubs []string
-			for range rng.Intn(4) {
-				if v := version(); !slices.Contains(pubs, v) { // a registry takes a version once
-					pubs = append(pubs, v)
-				}
-			}
-			if len(pubs) > 0 {
-				published[p.name] = pubs
-				if err := registrytest.PublishAll(context.Background(), reg.URL, "", []registrytest.Release{{Name: p.name, Versions: pubs}}, 1); err != nil {
-					t.Fatal(err)
-				}
-			}
 			files[fmt.Sprintf("packages/p%d/package.json", j)] = plantest.PackageJSON(p.name, p.base, map[string]any{"files": []string{"index.js"}})
 			files[fmt.Sprintf("packages/p%d/index.js", j)] = "1\n"
 			files[fmt.Sprintf("packages/p%d/test/t.js", j)] = "1\n"

@@ -246,7 +246,10 @@ func TestBadPacksAgreeWithTheTools(t *testing.T) {
 			pkg := filepath.Join(root, filepath.FromSlash(f.Dir))
 			switch {
 			case strings.HasPrefix(f.Kind, "npm-pack"):
-				checkNPMPack(t, name, pkg, f)
+				t.Run(name+"/"+f.Kind+"/"+f.Arg, func(t *testing.T) {
+					t.Parallel() // each its own npm process and folder
+					checkNPMPack(t, name, pkg, f)
+				})
 			default:
 				q := question{fact: f, Root: pkg, name: name}
 				if f.Kind == "node-exports-refuses" {

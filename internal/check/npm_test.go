@@ -19,13 +19,16 @@ import (
 // devDependencies and install.
 func TestWorkspaceProtocolFollowsNPM(t *testing.T) {
 	testenv.SkipShort(t, "runs npm and Verdaccio")
-	reg := testenv.Verdaccio(t)
+	reg := testenv.SharedVerdaccio(t)
 	tmp := t.TempDir()
-	env := append(reg.NPMEnv(), "npm_config_cache="+filepath.Join(tmp, "npm-cache"), "TMPDIR="+tmp)
-	if v := strings.TrimSpace(testenv.Run(t, tmp, env, "npm", "--version")); !strings.HasPrefix(v, "11.") {
-		t.Fatalf("npm %s: the oracle is npm 11", v)
-	} else {
-		t.Logf("npm %s", v)
+	argv, npmEnv := testenv.OracleNPM(t)
+	env := append(npmEnv, "npm_config_userconfig="+reg.UserConfig, "npm_config_registry="+reg.URL,
+		"npm_config_cache="+filepath.Join(tmp, "npm-cache"), "TMPDIR="+tmp)
+	npm := func(dir string, args ...string) (string, error) {
+		return testenv.RunErr(dir, env, argv[0], append(argv[1:], args...)...)
+	}
+	if v, err := npm(tmp, "--version"); err != nil || strings.TrimSpace(v) != testenv.OracleNPMVersion {
+		t.Fatalf("npm --version: %s (%v); the oracle is the pinned npm %s", v, err, testenv.OracleNPMVersion)
 	}
 	cases := []struct {
 		field, spec string
@@ -40,6 +43,7 @@ func TestWorkspaceProtocolFollowsNPM(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.field+"-"+strings.TrimSuffix(c.spec, ":"), func(t *testing.T) {
+			t.Parallel() // a package and a consumer of its own; most of the time is npm
 			name := "wsproto-" + strings.ToLower(c.field) + "-" + string(rune('a'+i))
 			dep := "@acme/core"
 			if c.spec == "catalog:" {
@@ -66,7 +70,10 @@ func TestWorkspaceProtocolFollowsNPM(t *testing.T) {
 			}
 
 			// npm's.
-			out := testenv.Run(t, pkg, env, "npm", "pack", "--json", "--foreground-scripts=false")
+			out, err := npm(pkg, "pack", "--json", "--foreground-scripts=false")
+			if err != nil {
+				t.Fatalf("npm pack: %v\n%s", err, out)
+			}
 			var packed []struct {
 				Filename string `json:"filename"`
 			}
@@ -75,7 +82,7 @@ func TestWorkspaceProtocolFollowsNPM(t *testing.T) {
 			}
 			consumer := filepath.Join(tmp, "consumer-"+name)
 			testenv.WriteFiles(t, consumer, map[string]string{"package.json": `{"name":"consumer","version":"1.0.0","private":true}`})
-			out, err = testenv.RunErr(consumer, env, "npm", "install", filepath.Join(pkg, packed[0].Filename), "--ignore-scripts", "--foreground-scripts=false")
+			out, err = npm(consumer, "install", filepath.Join(pkg, packed[0].Filename), "--ignore-scripts", "--foreground-scripts=false")
 			_, statErr := os.Stat(filepath.Join(consumer, "node_modules", name, "package.json"))
 			installed := err == nil && statErr == nil
 			if installed != c.installs {

@@ -73,12 +73,14 @@ func TestOpenClawEntryAgreesWithOpenClaw(t *testing.T) {
 		{"runtime-extensions-unpaired", plugin(`{"extensions":["./src/index.ts","./src/other.ts"],"runtimeExtensions":["./dist/index.js"]}`, "dist/index.js", "dist/other.js"), false},
 	}
 	tmp := t.TempDir()
+	npmArgv, _ := testenv.OracleNPM(t) // npm packs as the pinned npm; openclaw runs on its Node 24
 	env := append(ocEnv, "npm_config_cache="+filepath.Join(tmp, "npm-cache"), "TMPDIR="+tmp, "npm_config_registry=http://127.0.0.1:9/")
 	if v := strings.TrimSpace(testenv.Run(t, tmp, env, bin, "--version")); !strings.Contains(v, "2026.9.6") {
 		t.Fatalf("openclaw --version: %s; the oracle is openclaw 2026.9.6", v)
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // a folder and an OPENCLAW_HOME of its own; most of the time is the CLI
 			dir := filepath.Join(tmp, c.name)
 			testenv.WriteFiles(t, dir, c.files)
 			res := validateDir(t, dir)
@@ -88,7 +90,7 @@ func TestOpenClawEntryAgreesWithOpenClaw(t *testing.T) {
 					fired = append(fired, d.Message)
 				}
 			}
-			out := testenv.Run(t, dir, env, "npm", "pack", "--json", "--foreground-scripts=false")
+			out := testenv.Run(t, dir, env, npmArgv[0], append(npmArgv[1:], "pack", "--json", "--foreground-scripts=false")...)
 			var packed []struct {
 				Filename string `json:"filename"`
 			}
