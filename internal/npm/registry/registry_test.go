@@ -74,15 +74,6 @@ func TestPackumentRequestAndDocument(t *testing.T) {
 	}
 }
 
-func TestNotFound(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	defer srv.Close()
-	_, err := fastClient(srv.URL).Packument(context.Background(), "nope")
-	if !errors.Is(err, ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
-}
-
 // faultServer answers with fn and counts requests.
 func faultServer(t *testing.T, fn func(n int, w http.ResponseWriter, r *http.Request)) (*httptest.Server, *int32) {
 	var n int32

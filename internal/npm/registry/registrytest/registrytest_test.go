@@ -2,6 +2,7 @@ package registrytest_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // TestPublishToVerdaccio publishes through the HTTP API and reads the versions back with the
-// registry client, with the credentials of the npmrc testenv writes.
+// registry client, with the credentials of the npmrc testenv writes; a package it never
+// published is not found.
 func TestPublishToVerdaccio(t *testing.T) {
 	testenv.SkipShort(t, "starts Verdaccio")
 	reg := testenv.Verdaccio(t)
@@ -34,6 +36,10 @@ func TestPublishToVerdaccio(t *testing.T) {
 	}
 	if p.Versions["0.2.0"].Integrity == "" {
 		t.Error("the full packument must carry dist.integrity")
+	}
+	// A name the registry never saw is ErrNotFound, as Verdaccio answers 404 for it.
+	if _, err := c.Packument(ctx, "@bench/never-published"); !errors.Is(err, registry.ErrNotFound) {
+		t.Errorf("an unknown package: %v, want ErrNotFound", err)
 	}
 	// npm sees the same versions.
 	out := testenv.Run(t, t.TempDir(), reg.NPMEnv(), "npm", "view", "plain-b", "versions", "--json")
