@@ -125,12 +125,12 @@ type ends struct {
 
 // openEnds opens the repository, resolves the head and the base, reads the pull request's
 // text, and reads both trees, the diff and the tags — with git processes running at once.
-func openEnds(opts Options) (e *ends, err error) {
+func openEnds(opts Options) (_ *ends, err error) {
 	headRev := opts.Head
 	if headRev == "" {
 		headRev = "HEAD"
 	}
-	e = &ends{}
+	e := &ends{}
 	early := git.At(opts.Dir)
 	openErr := parallel(
 		func() (err error) { e.repo, err = git.Open(opts.Dir); return },

@@ -365,7 +365,7 @@ func (e *edit) writeTo(f *os.File) error {
 // keepOld makes sure a replaced file can be restored: a hard link to it when its old content is
 // not held, else (no hard links on this file system) its content read.
 func (e *edit) keepOld() error {
-	if !e.existed || e.old != nil {
+	if !e.existed || e.old != nil || !e.tail {
 		return nil
 	}
 	name := filepath.Join(filepath.Dir(e.path), fmt.Sprintf(".%s.plaios-old-%d", filepath.Base(e.path), os.Getpid()))
