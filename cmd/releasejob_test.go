@@ -25,8 +25,7 @@ func jobPackFiles(version, greeting string) map[string]string {
 	return map[string]string{
 		jobPackDir + "/package.json": `{"name": "` + jobPack + `", "version": "` + version + `", "type": "module", "main": "./dist/index.js",
  "exports": {".": {"import": "./dist/index.js"}, "./manifest.json": "./manifest.json"},
- "files": ["dist", "manifest.json", "CHANGELOG.md"], "license": "Apache-2.0", "publishConfig": {"access": "public"},
- "peerDependencies": {"@framers/agentos": ">=0.1.0"}}
+ "files": ["dist", "manifest.json", "CHANGELOG.md"], "license": "Apache-2.0", "publishConfig": {"access": "public"}}
 `,
 		jobPackDir + "/manifest.json": `{"id": "com.demo.hello", "name": "hello", "version": "` + version + `",
  "extensions": [{"kind": "tool", "id": "hello", "entry": "./dist/index.js"}]}
@@ -56,9 +55,15 @@ type releaseJob struct {
 	runs   int
 }
 
-func newReleaseJob(t *testing.T) *releaseJob {
+// newReleaseJob makes the repository; beforeMerge, when set, changes the working tree of the
+// base before the merge (its changes are committed with the base).
+func newReleaseJob(t *testing.T, beforeMerge func(j *releaseJob, work string)) *releaseJob {
 	t.Helper()
 	j := &releaseJob{reg: testenv.Verdaccio(t), gh: testenv.GitHub(t, "acme/packs")}
+	j.env = append(j.reg.NPMEnv(),
+		"npm_config_cache="+testenv.CacheDir(t, "npm-cache"),
+		"GITHUB_TOKEN="+j.gh.Token, "GITHUB_API_URL="+j.gh.URL, "GITHUB_REPOSITORY=acme/packs",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	root := t.TempDir()
 	j.remote = filepath.Join(root, "remote.git")
 	testenv.Git(t, root, "init", "-q", "--bare", "-b", "main", j.remote)
@@ -71,6 +76,9 @@ func newReleaseJob(t *testing.T) *releaseJob {
 	files["package.json"] = `{"name": "demo-extensions", "private": true, "workspaces": ["registry/curated/*/*"]}` + "\n"
 	files[".gitignore"] = "node_modules/\n.plaios/\n"
 	testenv.WriteFiles(t, work, files)
+	if beforeMerge != nil {
+		beforeMerge(j, work)
+	}
 	testenv.Git(t, work, "add", "-A")
 	testenv.Git(t, work, "commit", "-q", "-m", "feat: hello pack (#6)")
 	j.base = testenv.Git(t, work, "rev-parse", "HEAD")
@@ -82,10 +90,6 @@ func newReleaseJob(t *testing.T) *releaseJob {
 	testenv.Git(t, work, "commit", "-q", "-m", jobTitle, "-m", "Says good day instead.")
 	j.head = testenv.Git(t, work, "rev-parse", "HEAD")
 	testenv.Git(t, work, "push", "-q", "--tags", j.remote, "main")
-	j.env = append(j.reg.NPMEnv(),
-		"npm_config_cache="+testenv.CacheDir(t, "npm-cache"),
-		"GITHUB_TOKEN="+j.gh.Token, "GITHUB_API_URL="+j.gh.URL, "GITHUB_REPOSITORY=acme/packs",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	return j
 }
 
@@ -203,7 +207,7 @@ func planOf(t *testing.T, s step) *release.Plan {
 // release-plan plans 0.1.1 again as released, publish skips it everywhere.
 func TestReleaseJobTwiceOnOneMerge(t *testing.T) {
 	testenv.SkipShort(t, "runs the release job against Verdaccio")
-	j := newReleaseJob(t)
+	j := newReleaseJob(t, nil)
 	first := j.run(t, nil, nil)
 	if len(first) != 3 || first[2].code != 0 {
 		t.Fatalf("first run: %v", first)
@@ -241,7 +245,7 @@ func TestReleaseJobTwiceOnOneMerge(t *testing.T) {
 // with the same version — found through the packument's gitHead, since there is no tag.
 func TestReleaseJobAfterARefusedTagPush(t *testing.T) {
 	testenv.SkipShort(t, "runs the release job against Verdaccio")
-	j := newReleaseJob(t)
+	j := newReleaseJob(t, nil)
 	marker := filepath.Join(t.TempDir(), "refused")
 	hook := fmt.Sprintf("#!/bin/sh\nif [ ! -e %q ]; then\n  touch %q\n  echo 'tags are frozen during the audit' >&2\n  exit 1\nfi\n", marker, marker)
 	if err := os.WriteFile(filepath.Join(j.remote, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
@@ -275,7 +279,7 @@ func TestReleaseJobAfterARefusedTagPush(t *testing.T) {
 // first run (registry and tag done, exit 3); running the job again creates only the release.
 func TestReleaseJobAfterGitHub502(t *testing.T) {
 	testenv.SkipShort(t, "runs the release job against Verdaccio")
-	j := newReleaseJob(t)
+	j := newReleaseJob(t, nil)
 	j.gh.Inject(testenv.Fault{Method: "POST", Path: "/releases", Status: 502, Times: 4})
 	first := j.run(t, nil, nil)
 	if len(first) != 3 || first[2].code != 3 || !strings.Contains(first[2].stdout, "502") {
@@ -302,7 +306,7 @@ func TestReleaseJobAfterGitHub502(t *testing.T) {
 // GitHub unusable stops publish before anything is published, naming both ways out.
 func TestReleaseJobWithoutGitHub(t *testing.T) {
 	testenv.SkipShort(t, "runs the release job against Verdaccio")
-	j := newReleaseJob(t)
+	j := newReleaseJob(t, nil)
 	var env []string
 	for _, kv := range j.env {
 		if !strings.HasPrefix(kv, "GITHUB_") {

@@ -227,6 +227,7 @@ or pages.`,
 
 	root.AddCommand(
 		NewCmdCreate(f, nil),
+		NewCmdInit(f, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGuard(f, nil),
 		NewCmdReleasePlan(f, nil),
