@@ -48,6 +48,7 @@ const pauseHook = "PLAIOS_TESTHOOK_PAUSE_AFTER_PUBLISH"
 func NewCmdPublish(f *Factory, runF func(*PublishOptions) error) *cobra.Command {
 	opts := &PublishOptions{IO: f.IO, Config: f.Config, HTTPClient: f.HTTPClient, Getenv: f.Getenv, Dir: f.Dir}
 	var registryURL, githubRepo string
+	var githubReleases bool
 	c := &cobra.Command{
 		Use:   "publish --plan plan.json --packs DIR",
 		Short: "Publish a release plan: npm publish, git tags, GitHub releases",
@@ -64,14 +65,18 @@ this order, so that a failed publish never leaves a tag behind:
                pushed to --remote in one push. A tag at another commit is an error.
   3. GitHub    A release per tag (GITHUB_TOKEN; GITHUB_API_URL or github.apiURL for GitHub
                Enterprise): missing ones are created as drafts, then published. The notes are
-               the pull request's title (from the plan) and description, then the package's
-               changed files. The description comes from the pull_request event (--event,
-               default $GITHUB_EVENT_PATH), else from the head commit's message body, as a
-               squash merge writes it.
+               the release's CHANGELOG.md entry from the plan (for an older plan without one:
+               the pull request's title and description — from the pull_request event,
+               --event, default $GITHUB_EVENT_PATH, else the head commit's message body — then
+               the package's changed files). --github-releases=false (config
+               github.releases: false) leaves this step out: no GitHub repository or token is
+               needed, for registries such as a PLAIOS Verdaccio.
 
 The plan must have no refusals and its head must be the commit checked out. Safe to run
 again: every step reads what exists first, so a run stopped at any point finishes the rest
-and duplicates nothing. Transient failures (5xx, a reset connection, a timeout) are retried
+and duplicates nothing. A release the plan marks "released" (release-plan found its version
+tagged at the head or published from it: the same merge run again) counts as done on the
+registry, with a warning when the tarball rebuilt now differs from the published one. Transient failures (5xx, a reset connection, a timeout) are retried
 with backoff. --dry-run reads the registry, the remote and GitHub and says what it would do,
 writing nothing.
 
@@ -85,7 +90,8 @@ refuses the credentials) after retries.`,
   plaios guard --plan plan.json --out .plaios/packs
   plaios publish --plan plan.json --packs .plaios/packs
   plaios publish --plan plan.json --packs .plaios/packs --dry-run
-  plaios --json publish --plan plan.json --packs .plaios/packs --github-repo acme/packs`,
+  plaios --json publish --plan plan.json --packs .plaios/packs --github-repo acme/packs
+  plaios publish --plan plan.json --packs .plaios/packs --github-releases=false`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.JSON = f.JSON
@@ -117,8 +123,10 @@ refuses the credentials) after retries.`,
 	fl.StringVar(&githubRepo, "github-repo", "", "the GitHub repository of the releases (`OWNER/NAME`; default: from the remote's URL)")
 	fl.StringVar(&opts.Event, "event", "", "a GitHub pull_request event `FILE` for the release notes (default: $GITHUB_EVENT_PATH when set)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "say what would be published, tagged and released, and change nothing")
+	fl.BoolVar(&githubReleases, "github-releases", true, "write a GitHub release per tag (false: the registry and the tags only, no GitHub needed)")
 	f.bindFlag("registry", fl.Lookup("registry"))
 	f.bindFlag("github.repo", fl.Lookup("github-repo"))
+	f.bindFlag("github.releases", fl.Lookup("github-releases"))
 	return c
 }
 
@@ -173,21 +181,22 @@ func publishRun(ctx context.Context, opts *PublishOptions, r *publishRenderer) e
 		return err
 	}
 	popts := publish.Options{
-		Dir:        dir,
-		Plan:       opts.Plan,
-		Packs:      opts.Packs,
-		Registry:   cfg.Registry,
-		Provenance: opts.Provenance,
-		Remote:     opts.Remote,
-		GitHubRepo: cfg.GitHubRepo,
-		GitHubAPI:  cfg.GitHubAPI,
-		Body:       body,
-		BodySet:    bodySet,
-		DryRun:     opts.DryRun,
-		Getenv:     opts.Getenv,
-		HTTP:       httpc,
-		UserAgent:  "plaios/" + version(),
-		Events:     r.event,
+		Dir:              dir,
+		Plan:             opts.Plan,
+		Packs:            opts.Packs,
+		Registry:         cfg.Registry,
+		Provenance:       opts.Provenance,
+		Remote:           opts.Remote,
+		GitHubRepo:       cfg.GitHubRepo,
+		GitHubAPI:        cfg.GitHubAPI,
+		NoGitHubReleases: !cfg.GitHubReleases,
+		Body:             body,
+		BodySet:          bodySet,
+		DryRun:           opts.DryRun,
+		Getenv:           opts.Getenv,
+		HTTP:             httpc,
+		UserAgent:        "plaios/" + version(),
+		Events:           r.event,
 	}
 	if opts.IO.Progress() {
 		r.bar = true
@@ -284,6 +293,15 @@ func (p *publishRenderer) event(ev publish.Event) {
 			line = "released " + ev.Tag + ": " + ev.URL
 		case publish.StatusWouldCreate:
 			line = "would create and publish the GitHub release " + ev.Tag
+			if notes := strings.TrimRight(ev.Notes, "\n"); notes != "" {
+				line += ", with the notes:"
+				for _, l := range strings.Split(notes, "\n") {
+					line += "\n"
+					if l != "" {
+						line += "    " + l
+					}
+				}
+			}
 		case publish.StatusWouldPublish:
 			line = "would publish the draft GitHub release " + ev.Tag
 		}

@@ -41,16 +41,16 @@ func TestPublishFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Plan != "plan.json" || o.Packs != "packs" || o.Provenance != "auto" || o.Remote != "origin" || o.DryRun || o.JSON || o.Event != "" || o.EventSet || cfg.Registry != "" || cfg.GitHubRepo != "" {
+			if o.Plan != "plan.json" || o.Packs != "packs" || o.Provenance != "auto" || o.Remote != "origin" || o.DryRun || o.JSON || o.Event != "" || o.EventSet || cfg.Registry != "" || cfg.GitHubRepo != "" || !cfg.GitHubReleases {
 				t.Errorf("defaults: %+v, config %+v", o, cfg)
 			}
 		}},
-		{[]string{"--plan", "p.json", "--packs", "d", "--registry", "http://127.0.0.1:4873/", "--provenance", "off", "--remote", "upstream", "--github-repo", "acme/packs", "--event", "ev.json", "--dry-run"}, func(t *testing.T, o *PublishOptions) {
+		{[]string{"--plan", "p.json", "--packs", "d", "--registry", "http://127.0.0.1:4873/", "--provenance", "off", "--remote", "upstream", "--github-repo", "acme/packs", "--event", "ev.json", "--dry-run", "--github-releases=false"}, func(t *testing.T, o *PublishOptions) {
 			cfg, err := o.Config()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Provenance != "off" || o.Remote != "upstream" || o.Event != "ev.json" || !o.EventSet || !o.DryRun || cfg.Registry != "http://127.0.0.1:4873/" || cfg.GitHubRepo != "acme/packs" {
+			if o.Provenance != "off" || o.Remote != "upstream" || o.Event != "ev.json" || !o.EventSet || !o.DryRun || cfg.Registry != "http://127.0.0.1:4873/" || cfg.GitHubRepo != "acme/packs" || cfg.GitHubReleases {
 				t.Errorf("flags: %+v, config %+v", o, cfg)
 			}
 		}},

@@ -42,6 +42,8 @@ type ReleasePlanOptions struct {
 	Write       bool
 
 	TitleSet, BodySet, EventSet bool
+
+	number int // the pull request's number, from the event
 }
 
 // NewCmdReleasePlan builds `plaios release-plan`.
@@ -128,7 +130,9 @@ func (o *ReleasePlanOptions) prText(dir string) (title, body string, titleSet bo
 	var evTitle, evBody string
 	var evOK bool
 	if eventPath != "" {
-		evTitle, evBody, evOK, err = readEvent(dir, eventPath)
+		var ev prEvent
+		ev, evOK, err = readPREvent(dir, eventPath)
+		evTitle, evBody, o.number = ev.title, ev.body, ev.number
 		if err != nil {
 			if fromEnv {
 				return "", "", false, exit.Envf("GITHUB_EVENT_PATH %s: %v", eventPath, err)
@@ -156,31 +160,49 @@ func (o *ReleasePlanOptions) prText(dir string) (title, body string, titleSet bo
 	return title, body, titleSet, nil
 }
 
+// prEvent is what a pull_request event says about the pull request.
+type prEvent struct {
+	title, body string
+	number      int
+}
+
 // readEvent reads a GitHub event payload; ok is false when it is not about a pull request.
 func readEvent(dir, file string) (title, body string, ok bool, err error) {
+	ev, ok, err := readPREvent(dir, file)
+	return ev.title, ev.body, ok, err
+}
+
+// readPREvent reads a GitHub event payload's pull request; ok is false when it has none.
+func readPREvent(dir, file string) (prEvent, bool, error) {
+	title, body, number, ok, err := readEventFile(dir, file)
+	return prEvent{title, body, number}, ok, err
+}
+
+func readEventFile(dir, file string) (title, body string, number int, ok bool, err error) {
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", "", false, fmt.Errorf("cannot be read (%v)", unwrapPath(err))
+		return "", "", 0, false, fmt.Errorf("cannot be read (%v)", unwrapPath(err))
 	}
 	var ev struct {
 		PullRequest *struct {
-			Title *string `json:"title"`
-			Body  *string `json:"body"`
+			Title  *string `json:"title"`
+			Body   *string `json:"body"`
+			Number int     `json:"number"`
 		} `json:"pull_request"`
 	}
 	if err := json.Unmarshal(data, &ev); err != nil {
-		return "", "", false, fmt.Errorf("is not a GitHub event payload (not JSON: %v)", err)
+		return "", "", 0, false, fmt.Errorf("is not a GitHub event payload (not JSON: %v)", err)
 	}
 	if ev.PullRequest == nil || ev.PullRequest.Title == nil {
-		return "", "", false, nil
+		return "", "", 0, false, nil
 	}
 	if ev.PullRequest.Body != nil {
 		body = *ev.PullRequest.Body
 	}
-	return *ev.PullRequest.Title, body, true, nil
+	return *ev.PullRequest.Title, body, ev.PullRequest.Number, true, nil
 }
 
 func unwrapPath(err error) error {
@@ -207,7 +229,7 @@ func RunReleasePlan(ctx context.Context, o *ReleasePlanOptions) error {
 	}
 	res, err := releaseplan.Run(ctx, releaseplan.Options{
 		Dir: dir, Base: o.Base, Head: o.Head,
-		Title: title, Body: body, TitleSet: titleSet,
+		Title: title, Body: body, TitleSet: titleSet, Number: o.number,
 		// Registry requests wait on the network, not the CPU: 4 per job, at least 8.
 		Jobs: max(8, 4*cfg.Jobs),
 		Client: func(root string) (*registry.Client, error) {

@@ -76,6 +76,9 @@ type row struct {
 	want    string // the next version; "" when nothing is released or it is refused
 	refused string // a text the refusal must hold
 	warning string // a text the warning must hold
+	// again is how the first run of the same merge left want behind: "tag" (published, and
+	// tagged at the head) or "gitHead" (published by npm from the head's checkout, no tag).
+	again string
 }
 
 var worked = []row{
@@ -95,6 +98,9 @@ var worked = []row{
 	{name: "1.4.2 private", last: "1.4.2", private: true, title: "fix: x", change: "yes"},
 	{name: "1.0.0 with unpublished tag 1.0.1", last: "1.0.0", tags: []string{"1.0.0", "1.0.1"}, title: "fix: x", change: "yes", want: "1.0.2", warning: "@1.0.1 is tagged but not published"},
 	{name: "bang after the prefix colon", last: "1.4.2", title: "fix: handle a!: b", change: "yes", want: "1.4.3"},
+	{name: "0.1.1 tagged at the head, run again", last: "0.1.0", title: "fix: x", change: "yes", want: "0.1.1", again: "tag"},
+	{name: "0.1.1 published from the head, no tag, run again", last: "0.1.0", title: "fix: x", change: "yes", want: "0.1.1", again: "gitHead"},
+	{name: "new pack 0.1.0 published from the head, run again", title: "feat: new pack", change: "yes", written: "0.1.0", want: "0.1.0", again: "gitHead"},
 }
 
 // publishWithNPM publishes name@version to the registry with the real npm CLI.
@@ -156,6 +162,20 @@ func TestWorkedExamples(t *testing.T) {
 				}
 				repo.Write(files)
 			})
+			head := repo.Git("rev-parse", "HEAD")
+			switch ex.again {
+			case "tag":
+				publishWithNPM(t, reg, name, ex.want)
+				repo.Tag(name+"@"+ex.want, head)
+			case "gitHead":
+				// npm publishing from the head's checkout, the version written (not committed).
+				repo.Write(map[string]string{dir + "/package.json": pkgJSON(ex.want)})
+				reg.Publish(t, filepath.Join(repo.Dir, dir))
+				repo.Git("checkout", "--", ".")
+				if got := gitHeadOf(t, reg, name, ex.want); got != head {
+					t.Fatalf("npm recorded gitHead %q, want the head %s", got, head)
+				}
+			}
 
 			before := repo.Read("README.md")
 			pr := newPlanRun(repo.Dir, reg.URL, nil)
@@ -205,6 +225,12 @@ func TestWorkedExamples(t *testing.T) {
 				if got := repo.Read(dir + "/package.json"); got != pkgJSON(ex.want) {
 					t.Errorf("--write must change only the version:\n%s\nwant\n%s", got, pkgJSON(ex.want))
 				}
+				if r.Released != (ex.again != "") {
+					t.Errorf("released = %v, want %v", r.Released, ex.again != "")
+				}
+				if got, want := repo.Read(dir+"/CHANGELOG.md"), "# "+name+"\n\n"+r.Changelog; got != want || !strings.HasPrefix(r.Changelog, "## "+ex.want+"\n\n### ") || !strings.Contains(r.Changelog, "- "+ex.title+"\n") {
+					t.Errorf("CHANGELOG.md:\n%s\nwant\n%s", got, want)
+				}
 			}
 			if ex.warning != "" {
 				if len(plan.Warnings) != 1 || !strings.Contains(plan.Warnings[0].Message, ex.warning) {
@@ -218,6 +244,25 @@ func TestWorkedExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gitHeadOf reads the gitHead the registry's full packument records for name@version.
+func gitHeadOf(t *testing.T, reg *testenv.Registry, name, version string) string {
+	t.Helper()
+	resp, err := http.Get(reg.URL + strings.Replace(name, "/", "%2f", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Versions map[string]struct {
+			GitHead string `json:"gitHead"`
+		} `json:"versions"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Versions[version].GitHead
 }
 
 func highest(last string, tags []string) string {
@@ -372,13 +417,17 @@ func TestRegistryFaults(t *testing.T) {
 // TestNPMRCScopedRegistryAndToken: the project .npmrc sends a scoped package to its own
 // registry with its token (from the environment), and everything else to the default one.
 func TestNPMRCScopedRegistryAndToken(t *testing.T) {
-	type hit struct{ path, auth string }
+	type hit struct{ path, auth, accept string }
 	var mu sync.Mutex
 	hits := map[string][]hit{}
 	serve := func(label string) *httptest.Server {
 		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
-			hits[label] = append(hits[label], hit{r.URL.EscapedPath(), r.Header.Get("Authorization")})
+			accept := "full"
+			if strings.Contains(r.Header.Get("Accept"), "install-v1") {
+				accept = "abbreviated"
+			}
+			hits[label] = append(hits[label], hit{r.URL.EscapedPath(), r.Header.Get("Authorization"), accept})
 			mu.Unlock()
 			fmt.Fprint(w, `{"name":"x","versions":{"1.0.0":{"version":"1.0.0"}},"dist-tags":{"latest":"1.0.0"}}`)
 		}))
@@ -407,10 +456,11 @@ func TestNPMRCScopedRegistryAndToken(t *testing.T) {
 	if len(plan.Releases) != 2 {
 		t.Fatalf("releases = %+v", plan.Releases)
 	}
-	if fmt.Sprint(hits["private"]) != fmt.Sprint([]hit{{"/npm/@corp%2fa", "Bearer s3cr3t-corp-token"}}) {
+	// The abbreviated document first; 1.0.0 has no tag, so the full one too (for its gitHead).
+	if fmt.Sprint(hits["private"]) != fmt.Sprint([]hit{{"/npm/@corp%2fa", "Bearer s3cr3t-corp-token", "abbreviated"}, {"/npm/@corp%2fa", "Bearer s3cr3t-corp-token", "full"}}) {
 		t.Errorf("scoped registry got %v", hits["private"])
 	}
-	if fmt.Sprint(hits["public"]) != fmt.Sprint([]hit{{"/plain-b", ""}}) {
+	if fmt.Sprint(hits["public"]) != fmt.Sprint([]hit{{"/plain-b", "", "abbreviated"}, {"/plain-b", "", "full"}}) {
 		t.Errorf("default registry got %v", hits["public"])
 	}
 	if strings.Contains(pr.out.String()+pr.err.String(), "s3cr3t") {

@@ -120,6 +120,7 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 	v.AutomaticEnv()
 	v.SetDefault("jobs", runtime.NumCPU())
 	v.SetDefault("packManager", "")
+	v.SetDefault("github.releases", true)
 	for k := range config.Keys {
 		if k != "github" && k != "rules" {
 			_ = v.BindEnv(k, "PLAIOS_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")))
@@ -147,15 +148,16 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 		return nil, exit.Usagef("jobs must be at least 1 (it is %d)", jobs)
 	}
 	c := &config.Config{
-		Runtime:     v.GetString("runtime"),
-		Scope:       v.GetString("scope"),
-		Registry:    v.GetString("registry"),
-		PackManager: v.GetString("packManager"),
-		Jobs:        jobs,
-		GitHubRepo:  v.GetString("github.repo"),
-		GitHubAPI:   v.GetString("github.apiURL"),
-		Rules:       v.GetStringMapString("rules"),
-		File:        path,
+		Runtime:        v.GetString("runtime"),
+		Scope:          v.GetString("scope"),
+		Registry:       v.GetString("registry"),
+		PackManager:    v.GetString("packManager"),
+		Jobs:           jobs,
+		GitHubRepo:     v.GetString("github.repo"),
+		GitHubAPI:      v.GetString("github.apiURL"),
+		GitHubReleases: v.GetBool("github.releases"),
+		Rules:          v.GetStringMapString("rules"),
+		File:           path,
 	}
 	return c, nil
 }
@@ -225,6 +227,7 @@ or pages.`,
 
 	root.AddCommand(
 		NewCmdCreate(f, nil),
+		NewCmdInit(f, nil),
 		NewCmdValidate(f, nil),
 		NewCmdGuard(f, nil),
 		NewCmdReleasePlan(f, nil),

@@ -8,8 +8,9 @@ import (
 
 // PR is the merged pull request a plan is made for.
 type PR struct {
-	Title string
-	Body  string
+	Title  string
+	Body   string
+	Number int // the pull request's number, 0 when unknown (for the changelog line)
 
 	// Breaking is true when the title marks a breaking change (`feat!:`, `feat(api)!:`) or a
 	// line of the description begins with `BREAKING CHANGE:` or `BREAKING-CHANGE:` outside

@@ -103,6 +103,10 @@ type Input struct {
 	// none. Tags maps each git tag to its commit.
 	Published map[string][]string
 	Tags      map[string]string
+	// GitHeads maps a package name to the commit each published version was published from
+	// (npm's gitHead), for the versions whose document records one. A version tagged at Head
+	// or published from it belongs to this merge: it is planned again, marked Released.
+	GitHeads map[string]map[string]string
 
 	Catalog *Catalog // nil when the repository has none
 }
@@ -129,6 +133,14 @@ type Release struct {
 	Reason       string   `json:"reason"`
 	ChangedFiles []string `json:"changedFiles"`
 	Tag          string   `json:"tag"`
+
+	// Released marks a version that belongs to the head already (tagged at it, or published
+	// from it): the same merge run again. It is planned at that version, publish counts it as
+	// done on the registry and creates only its missing tag and GitHub release.
+	Released bool `json:"released"`
+	// Changelog is the release's CHANGELOG.md entry (changesets' layout), also the notes of
+	// its GitHub release.
+	Changelog string `json:"changelog"`
 }
 
 // Refusal is a package the plan will not publish as the pull request left it.
@@ -197,6 +209,7 @@ type considered struct {
 	last     *semver.Version
 	lastText string
 	unpub    []string // tagged, not published
+	again    string   // the highest version that belongs to the head ("" none)
 	release  *Release
 	refusal  *Refusal
 }
@@ -222,7 +235,11 @@ func Build(in Input) (*Plan, error) {
 			c.refusal = &Refusal{Name: c.pkg.Name, Dir: c.pkg.Dir, Message: fmt.Sprintf("%d packages are named %s (%s); give each a name of its own", len(dirs), c.pkg.Name, strings.Join(dirs, ", "))}
 			continue
 		}
-		c.setLast(in.Published[c.pkg.Name], tagged[c.pkg.Name])
+		c.setLast(in, tagged[c.pkg.Name])
+		if c.again != "" {
+			c.acceptAgain()
+			continue
+		}
 		decide(c, in.PR)
 	}
 
@@ -243,7 +260,7 @@ func Build(in Input) (*Plan, error) {
 			differs = d
 		}
 		if differs {
-			root.setLast(in.Published[root.pkg.Name], tagged[root.pkg.Name])
+			root.setLast(in, tagged[root.pkg.Name])
 			catalogRelease(root, in.Catalog.Path)
 		}
 	} else if root != nil && root.release != nil && root.catalog {
@@ -263,6 +280,7 @@ func Build(in Input) (*Plan, error) {
 	order, cycles := publishOrder(all)
 	for _, c := range order {
 		if c.release != nil {
+			c.release.Changelog = ChangelogEntry(*c.release, in.PR)
 			plan.Releases = append(plan.Releases, *c.release)
 		}
 	}
@@ -374,21 +392,40 @@ func taggedVersions(tags map[string]string) map[string][]string {
 	return out
 }
 
-// setLast computes last = max(published ∪ tagged) and the unfinished releases.
-func (c *considered) setLast(published, tagged []string) {
+// setLast computes last = max(published ∪ tagged) and the unfinished releases, leaving out
+// the versions that belong to the head (tagged at it, or published from it): the highest of
+// those is c.again, and last is what it was before this merge released it.
+func (c *considered) setLast(in Input, tagged []string) {
+	name := c.pkg.Name
+	ofHead := func(v string) bool {
+		return in.Head != "" && (in.Tags[Tag(name, v)] == in.Head || in.GitHeads[name][v] == in.Head)
+	}
+	var againV *semver.Version
 	pub := map[string]bool{}
-	for _, v := range published {
+	for _, v := range in.Published[name] {
 		pv, ok := parseVersion(v)
 		if !ok {
 			continue
 		}
 		pub[pv.String()] = true
+		if ofHead(v) {
+			if againV == nil || pv.GreaterThan(againV) {
+				againV, c.again = pv, v
+			}
+			continue
+		}
 		if c.last == nil || pv.GreaterThan(c.last) {
 			c.last, c.lastText = pv, v
 		}
 	}
 	for _, v := range tagged {
 		tv, _ := parseVersion(v)
+		if ofHead(v) {
+			if againV == nil || tv.GreaterThan(againV) {
+				againV, c.again = tv, v
+			}
+			continue
+		}
 		if !pub[tv.String()] {
 			c.unpub = append(c.unpub, v)
 		}
@@ -435,6 +472,12 @@ func (c *considered) accept(next, reason string) {
 	}
 	c.release = &Release{Name: c.pkg.Name, Dir: c.pkg.Dir, Role: c.role, Last: last, Next: next, Reason: reason,
 		ChangedFiles: append([]string{}, c.changed...), Tag: Tag(c.pkg.Name, next)}
+}
+
+// acceptAgain plans the version that belongs to the head again: the same merge, run again.
+func (c *considered) acceptAgain() {
+	c.accept(c.again, "released from this commit already: finishing what is missing")
+	c.release.Released = true
 }
 
 func (c *considered) refuse(format string, a ...any) {
@@ -504,6 +547,10 @@ func suggestion(c *considered) string {
 // version when it was never published).
 func catalogRelease(c *considered, catalogPath string) {
 	c.changed = []string{catalogPath}
+	if c.again != "" {
+		c.acceptAgain()
+		return
+	}
 	if c.last == nil {
 		if _, ok := parseVersion(c.pkg.Version); !ok {
 			c.refuse("%s says version %q, which is not a semver version npm accepts; write the version to publish (for example 0.1.0)", c.pkgJSON(), c.pkg.Version)

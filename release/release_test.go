@@ -23,6 +23,8 @@ type example struct {
 	name    string
 	last    []string // published versions
 	tags    []string // tagged versions
+	atHead  []string // versions tagged at the head (the same merge, run again)
+	ofHead  []string // published versions whose gitHead is the head
 	title   string
 	body    string
 	change  string // "yes", "no", "test" (only test/ changed)
@@ -31,6 +33,7 @@ type example struct {
 	want    string // next version, "" not released
 	refused string // a text the refusal must hold, "" none
 	warning string // a text a warning must hold
+	again   bool   // the release must be marked Released
 }
 
 var examples = []example{
@@ -50,6 +53,9 @@ var examples = []example{
 	{name: "private packages never release", last: []string{"1.4.2"}, private: true, title: "fix: x", change: "yes"},
 	{name: "unfinished release is skipped with a warning", last: []string{"1.0.0"}, tags: []string{"1.0.0", "1.0.1"}, title: "fix: x", change: "yes", want: "1.0.2", warning: "pkg@1.0.1 is tagged but not published"},
 	{name: "a bang after the prefix colon is not breaking", last: []string{"1.4.2"}, title: "fix: handle a!: b", change: "yes", want: "1.4.3"},
+	{name: "tagged at the head: the same merge run again", last: []string{"0.1.0", "0.1.1"}, atHead: []string{"0.1.1"}, title: "fix: x", change: "yes", want: "0.1.1", again: true},
+	{name: "published from the head without a tag: run again after a failed push", last: []string{"0.1.0", "0.1.1"}, ofHead: []string{"0.1.1"}, title: "fix: x", change: "yes", want: "0.1.1", again: true},
+	{name: "a new pack published from the head: run again", last: []string{"0.1.0"}, ofHead: []string{"0.1.0"}, title: "feat: new pack", change: "yes", written: "0.1.0", want: "0.1.0", again: true},
 }
 
 func (ex example) input() Input {
@@ -86,6 +92,17 @@ func (ex example) input() Input {
 	}
 	for _, v := range ex.tags {
 		in.Tags["pkg@"+v] = "c0ffee"
+	}
+	for _, v := range ex.atHead {
+		in.Tags["pkg@"+v] = in.Head
+	}
+	in.GitHeads = map[string]map[string]string{"pkg": {}}
+	for _, v := range ex.ofHead {
+		in.GitHeads["pkg"][v] = in.Head
+	}
+	if len(ex.ofHead) > 0 && len(ex.last) == len(ex.ofHead) {
+		// A new pack: nothing at the base.
+		in.BasePackages = nil
 	}
 	return in
 }
@@ -126,6 +143,19 @@ func checkExample(t *testing.T, ex example, plan *Plan) {
 		}
 		if len(ex.last) == 0 && r.Last != nil {
 			t.Errorf("last of a new package must be null, got %q", *r.Last)
+		}
+		if r.Released != ex.again {
+			t.Errorf("released = %v, want %v", r.Released, ex.again)
+		}
+		if ex.again {
+			// last is what it was before this merge released the version.
+			before := ex.last[:len(ex.last)-1]
+			if (len(before) == 0) != (r.Last == nil) || (r.Last != nil && *r.Last != before[len(before)-1]) {
+				t.Errorf("last = %v, want the version before %s", r.Last, ex.want)
+			}
+		}
+		if !strings.HasPrefix(r.Changelog, "## "+ex.want+"\n\n### ") {
+			t.Errorf("changelog entry = %q", r.Changelog)
 		}
 	}
 	if ex.warning != "" {
@@ -404,7 +434,7 @@ func TestPlanJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"schemaVersion":1,"base":"b","head":"h","title":"feat: new pack","breaking":false,"releases":[{"name":"pkg","dir":"packages/pkg","role":"pack","last":null,"next":"0.1.0","reason":"new package","changedFiles":["packages/pkg/README.md","packages/pkg/index.js","packages/pkg/package.json"],"tag":"pkg@0.1.0"}],"refusals":[],"warnings":[]}`
+	want := `{"schemaVersion":1,"base":"b","head":"h","title":"feat: new pack","breaking":false,"releases":[{"name":"pkg","dir":"packages/pkg","role":"pack","last":null,"next":"0.1.0","reason":"new package","changedFiles":["packages/pkg/README.md","packages/pkg/index.js","packages/pkg/package.json"],"tag":"pkg@0.1.0","released":false,"changelog":"## 0.1.0\n\n### Minor Changes\n\n- feat: new pack\n"}],"refusals":[],"warnings":[]}`
 	if string(data) != want {
 		t.Errorf("plan.json =\n%s\nwant\n%s", data, want)
 	}
@@ -412,7 +442,7 @@ func TestPlanJSONShape(t *testing.T) {
 	if err := plan.WriteText(&sb); err != nil {
 		t.Fatal(err)
 	}
-	if sb.String() != "pkg  packages/pkg  new → 0.1.0  (new package)\n" {
+	if sb.String() != "pkg  packages/pkg  new → 0.1.0  (new package)\n\npkg@0.1.0 (packages/pkg/CHANGELOG.md):\n    ## 0.1.0\n\n    ### Minor Changes\n\n    - feat: new pack\n" {
 		t.Errorf("text = %q", sb.String())
 	}
 }

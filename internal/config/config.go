@@ -23,6 +23,7 @@ const FileName = ".plaios.yaml"
 const (
 	kindString = "a string"
 	kindInt    = "an integer"
+	kindBool   = "a boolean"
 	kindMap    = "a mapping"
 )
 
@@ -30,15 +31,16 @@ const (
 // written with a dot, as viper and the PLAIOS_* variables name them (github.apiURL →
 // PLAIOS_GITHUB_APIURL).
 var Keys = map[string]string{
-	"runtime":       kindString,
-	"scope":         kindString,
-	"registry":      kindString,
-	"packManager":   kindString,
-	"jobs":          kindInt,
-	"github":        kindMap,
-	"github.repo":   kindString,
-	"github.apiURL": kindString,
-	"rules":         kindMap,
+	"runtime":         kindString,
+	"scope":           kindString,
+	"registry":        kindString,
+	"packManager":     kindString,
+	"jobs":            kindInt,
+	"github":          kindMap,
+	"github.repo":     kindString,
+	"github.apiURL":   kindString,
+	"github.releases": kindBool,
+	"rules":           kindMap,
 }
 
 // Config is the resolved configuration.
@@ -50,8 +52,11 @@ type Config struct {
 	Jobs        int
 	GitHubRepo  string
 	GitHubAPI   string
-	Rules       map[string]string
-	File        string // the file that was read, "" when none
+	// GitHubReleases says whether publish writes GitHub releases (default true; false for a
+	// registry with no GitHub repository, such as a PLAIOS Verdaccio).
+	GitHubReleases bool
+	Rules          map[string]string
+	File           string // the file that was read, "" when none
 }
 
 // Find walks up from dir to the filesystem root and returns the first .plaios.yaml, or "".
@@ -190,6 +195,8 @@ func checkType(path, key, kind string, v *yaml.Node) error {
 		ok = v.Kind == yaml.ScalarNode && v.Tag == "!!str"
 	case kindInt:
 		ok = v.Kind == yaml.ScalarNode && v.Tag == "!!int"
+	case kindBool:
+		ok = v.Kind == yaml.ScalarNode && v.Tag == "!!bool"
 	case kindMap:
 		ok = v.Kind == yaml.MappingNode
 	}

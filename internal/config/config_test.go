@@ -37,12 +37,13 @@ func TestCheck(t *testing.T) {
 		warnings   []string
 		err        string
 	}{
-		{"every key", "runtime: agentos\nscope: \"@acme\"\nregistry: http://localhost:4873/\npackManager: pnpm\njobs: 4\ngithub:\n  repo: a/b\n  apiURL: http://x\nrules:\n  readme-missing: off\n  agentos-name: error\n", nil, ""},
+		{"every key", "runtime: agentos\nscope: \"@acme\"\nregistry: http://localhost:4873/\npackManager: pnpm\njobs: 4\ngithub:\n  repo: a/b\n  apiURL: http://x\n  releases: false\nrules:\n  readme-missing: off\n  agentos-name: error\n", nil, ""},
 		{"empty", "", nil, ""},
 		{"unknown key", "colour: blue\njobs: 1\n", []string{`:1: unknown key "colour" is ignored`}, ""},
 		{"unknown nested key", "github:\n  token: x\n", []string{`:2: unknown key "github.token" is ignored`}, ""},
 		{"jobs not an integer", "runtime: plaios\njobs: many\n", nil, `:2: "jobs" must be an integer, not the string "many"`},
 		{"runtime a list", "runtime: [a]\n", nil, `:1: "runtime" must be a string, not a list`},
+		{"github.releases not a boolean", "github:\n  releases: \"no\"\n", nil, `:2: "github.releases" must be a boolean, not the string "no"`},
 		{"github not a mapping", "github: x\n", nil, `:1: "github" must be a mapping, not the string "x"`},
 		{"bad severity", "rules:\n  readme-missing: loud\n", nil, `:2: "rules.readme-missing" is "loud"; it must be off, warning or error`},
 		{"duplicate key", "jobs: 1\njobs: 2\n", nil, `:2: the key "jobs" is given twice`},

@@ -295,6 +295,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	if err := g.packAll(ctx, results); err != nil {
 		return nil, err
 	}
+	g.stampGitHead(results)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}

@@ -82,7 +82,7 @@ func (r *run) setupGitHub(remoteURL string) error {
 		} else if env := r.getenv("GITHUB_REPOSITORY"); ValidRepo(env) {
 			repo = env
 		} else {
-			return exit.Usagef("cannot tell which GitHub repository the releases go to: the remote %s is %s; give --github-repo OWNER/NAME (or github.repo in .plaios.yaml)", r.opts.Remote, r.red.Redact(remoteURL))
+			return exit.Usagef("cannot tell which GitHub repository the releases go to: the remote %s is %s; give --github-repo OWNER/NAME (or github.repo in .plaios.yaml), or publish and tag without GitHub releases with --github-releases=false (github.releases: false) — nothing was published", r.opts.Remote, r.red.Redact(remoteURL))
 		}
 	}
 	r.res.Repo = repo
@@ -101,7 +101,7 @@ func (r *run) setupGitHub(remoteURL string) error {
 			r.warn("GITHUB_TOKEN is not set, so the GitHub releases were not read; the dry run shows every release as missing")
 			return nil
 		}
-		return exit.Envf("publish needs GITHUB_TOKEN to write the GitHub releases of %s; set it (in GitHub Actions: env GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}, with permissions contents: write)", repo)
+		return exit.Envf("publish needs GITHUB_TOKEN to write the GitHub releases of %s; set it (in GitHub Actions: env GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}, with permissions contents: write), or publish and tag without GitHub releases with --github-releases=false (github.releases: false) — nothing was published", repo)
 	}
 	r.red.Add(token)
 	client, err := github.NewClient(
@@ -369,12 +369,12 @@ func (r *run) ensureRelease(o *Outcome, rel *github.RepositoryRelease, notes fun
 		return
 	}
 	if r.opts.DryRun {
-		status := StatusWouldCreate
+		ev := Event{Event: "release", Name: o.Name, Version: o.Version, Tag: o.Tag, Status: StatusWouldCreate, Notes: notes(o)}
 		if rel != nil {
-			status = StatusWouldPublish
+			ev.Status, ev.Notes = StatusWouldPublish, ""
 		}
-		o.GitHub = status
-		r.emit(Event{Event: "release", Name: o.Name, Version: o.Version, Tag: o.Tag, Status: status})
+		o.GitHub = ev.Status
+		r.emit(ev)
 		return
 	}
 	if rel == nil {
@@ -498,8 +498,9 @@ func alreadyExists(err error) bool {
 	return false
 }
 
-// notesText returns the release notes maker: the pull request's title and description, then
-// the package's changed files.
+// notesText returns the release notes maker: the release's changelog entry (RELEASE.md,
+// "Changelog"), or for a plan without one, the pull request's title and description, then the
+// package's changed files.
 func (r *run) notesText() func(*Outcome) string {
 	title := strings.TrimSpace(r.plan.Title)
 	body := r.opts.Body
@@ -508,7 +509,12 @@ func (r *run) notesText() func(*Outcome) string {
 			body = b
 		}
 	}
-	return func(o *Outcome) string { return ReleaseNotes(title, body, o.release.ChangedFiles) }
+	return func(o *Outcome) string {
+		if c := strings.TrimSpace(o.release.Changelog); c != "" {
+			return c + "\n"
+		}
+		return ReleaseNotes(title, body, o.release.ChangedFiles)
+	}
 }
 
 // maxNoteFiles bounds the changed files listed in a release's notes.

@@ -52,8 +52,10 @@ func (r *run) prepare() error {
 	if err != nil {
 		return err
 	}
-	if err := r.setupGitHub(remoteURL); err != nil {
-		return err
+	if !r.opts.NoGitHubReleases {
+		if err := r.setupGitHub(remoteURL); err != nil {
+			return err
+		}
 	}
 
 	// The registry and the remote are read at once.

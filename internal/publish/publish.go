@@ -21,7 +21,11 @@
 //     an error (found before anything is published, so the version is not stranded); missing
 //     tags are created (lightweight: CI checkouts have no committer identity) and pushed in one
 //     `git push --atomic`.
-//   - GitHub: releases are listed (drafts too: the get-by-tag endpoint does not return drafts),
+//   - the same merge, again: a release the plan marks `released` (its version belongs to the
+//     head: tagged at it, or published from it) — or whose registry document's gitHead is the
+//     plan's head — counts as done on the registry even when the tarball rebuilt now differs
+//     from the one published (a warning says so); its missing tag and GitHub release are made.
+//   - GitHub: unless NoGitHubReleases, releases are listed (drafts too: the get-by-tag endpoint does not return drafts),
 //     missing ones are created as drafts with the pull request's title and description and the
 //     package's changed files, then published. A create that failed with a 5xx or a lost answer
 //     is retried only after listing again, so a create that succeeded server-side is adopted,
@@ -106,6 +110,9 @@ type Options struct {
 	Remote     string // the git remote tags are pushed to (default origin)
 	GitHubRepo string // OWNER/NAME; "" to read it from the remote's URL, then GITHUB_REPOSITORY
 	GitHubAPI  string // the configuration's github.apiURL (GITHUB_API_URL wins when set)
+	// NoGitHubReleases leaves GitHub out (--github-releases=false, github.releases: false):
+	// the registry and the tags only, with no GitHub repository or token needed.
+	NoGitHubReleases bool
 
 	// Body is the pull request's description for the release notes; when BodySet is false
 	// the head commit's message body stands for it (a squash merge writes it there).
@@ -265,6 +272,7 @@ type Event struct {
 	Remote        string   `json:"remote,omitempty"`
 	Tags          []string `json:"tags,omitempty"`
 	Message       string   `json:"message,omitempty"`
+	Notes         string   `json:"notes,omitempty"` // a dry run's would-create release: its notes
 
 	// The summary.
 	DryRun    *bool     `json:"dryRun,omitempty"`
@@ -448,7 +456,9 @@ func (r *run) run() (*Result, error) {
 	}
 	r.registryStep()
 	r.tagStep()
-	r.releaseStep()
+	if !r.opts.NoGitHubReleases {
+		r.releaseStep()
+	}
 	return res, nil
 }
 

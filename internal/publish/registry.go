@@ -157,14 +157,19 @@ func (r *run) compare(o *Outcome, v registry.Version, status string) {
 		r.fail(o, "registry", false, "the registry lists %s without an integrity or shasum, so it cannot be compared with the tarball guard tested; check the version on the registry", o.Tag)
 		return
 	}
-	if !same {
+	ofHead := status == StatusSkipped && (o.release.Released || (v.GitHead != "" && v.GitHead == r.res.Head))
+	if !same && !ofHead {
 		r.fail(o, "registry", false, "the registry already has %s with other content (its hash is %s, the tarball guard tested is %s); a published version is never replaced: write a new version and make the plan again", o.Tag, abbrev(theirs), abbrev(ours))
 		return
 	}
 	o.Registry = status
 	ev := Event{Event: "registry", Name: o.Name, Version: o.Version, Tag: o.Tag, Status: status}
-	if status == StatusSkipped {
+	switch {
+	case status == StatusSkipped && same:
 		ev.Reason = "already on the registry with the same integrity"
+	case status == StatusSkipped:
+		ev.Reason = "already on the registry, published from this commit"
+		r.warn("%s was published from this commit by an earlier run, but the tarball built now differs from it (the registry's hash is %s, this one %s): the build is not reproducible; the registry's is kept and counts as this release", o.Tag, abbrev(theirs), abbrev(ours))
 	}
 	r.emit(ev)
 }

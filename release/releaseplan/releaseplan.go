@@ -42,6 +42,7 @@ type Options struct {
 	// "Merge pull request #N from …" subject gives way to the title on its body's first line).
 	Title, Body string
 	TitleSet    bool
+	Number      int // the pull request's number (from the event); 0: from the head commit
 
 	// Client returns the registry client for the workspace root on disk (where .npmrc is).
 	Client func(root string) (*registry.Client, error)
@@ -68,95 +69,142 @@ func (r *Result) Close() error {
 	return r.repo.Close()
 }
 
-// Run makes the plan.
+// Run makes the plan: it reads both ends of the pull request from git, describes the packages
+// the pull request can reach, reads the registry for the ones the plan looks at, and hands
+// everything to release.Build.
 func Run(ctx context.Context, opts Options) (res *Result, err error) {
+	ends, err := openEnds(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			ends.repo.Close()
+		}
+	}()
+	headWS, err := workspace.Discover(ends.headFS)
+	if err != nil {
+		return nil, exit.Failf("the workspace at %s cannot be read at %s: %v", displayRoot(ends.prefix), short(ends.head.ID), err)
+	}
+	changed, status := flatten(ends.changes, ends.prefix)
+	in := release.Input{Base: ends.base, Head: ends.head.ID, PR: ends.pr, HasRoles: headWS.Roles != nil, Changed: changed, Tags: ends.tags}
+	res = &Result{Root: ends.root, repo: ends.repo, headFS: ends.headFS, manifests: map[string]string{}}
+	g := &gather{changed: changed, status: status}
+	if err := g.describeAll(&in, headWS, ends, res.manifests); err != nil {
+		return nil, err
+	}
+	if catalog.Present(ends.headFS) {
+		headFS, baseFS, when := ends.headFS, ends.baseFS, ends.head.Time
+		res.catalog, res.updated = true, when
+		in.Catalog = &release.Catalog{Path: catalog.File, Differs: func(next map[string]string) (bool, error) {
+			return catalogDiffers(headFS, baseFS, next, when)
+		}}
+	}
+	if err := readRegistry(ctx, opts, ends.root, &in); err != nil {
+		return nil, err
+	}
+	plan, err := release.Build(in)
+	if err != nil {
+		return nil, err
+	}
+	res.Plan = plan
+	return res, nil
+}
+
+// ends is what git says about both ends of the pull request.
+type ends struct {
+	repo           *git.Repo
+	root, prefix   string // the workspace root on disk, and its path in the repository
+	head           *git.Commit
+	base           string
+	pr             release.PR
+	headFS, baseFS fs.FS // the workspace at each end
+	changes        []git.Change
+	tags           map[string]string
+}
+
+// openEnds opens the repository, resolves the head and the base, reads the pull request's
+// text, and reads both trees, the diff and the tags — with git processes running at once.
+func openEnds(opts Options) (_ *ends, err error) {
 	headRev := opts.Head
 	if headRev == "" {
 		headRev = "HEAD"
 	}
-	// Open the repository, read the head commit and resolve --base at the same time.
-	var (
-		repo       *git.Repo
-		headCommit *git.Commit
-		base       string
-	)
+	e := &ends{}
 	early := git.At(opts.Dir)
 	openErr := parallel(
-		func() (err error) { repo, err = git.Open(opts.Dir); return },
-		func() (err error) { headCommit, err = early.Commit(headRev); return },
+		func() (err error) { e.repo, err = git.Open(opts.Dir); return },
+		func() (err error) { e.head, err = early.Commit(headRev); return },
 		func() (err error) {
 			if opts.Base != "" {
-				base, err = early.RevParse(opts.Base)
+				e.base, err = early.RevParse(opts.Base)
 			}
 			return
 		},
 	)
-	if repo == nil {
+	if e.repo == nil {
 		return nil, openErr // not a repository: say that, whatever else failed
 	}
 	defer func() {
 		if err != nil {
-			repo.Close()
+			e.repo.Close()
 		}
 	}()
 	if openErr != nil {
 		return nil, openErr
 	}
-	root, prefix, err := workspaceRoot(repo.Dir, opts.Dir)
-	if err != nil {
+	if e.root, e.prefix, err = workspaceRoot(e.repo.Dir, opts.Dir); err != nil {
 		return nil, err
 	}
-	head := headCommit.ID
 	if opts.Base == "" {
-		if base, err = repo.FirstParentOf(headCommit); err != nil {
+		if e.base, err = e.repo.FirstParentOf(e.head); err != nil {
 			return nil, err
 		}
 	}
+	e.pr = pullRequest(opts, e.head)
 
-	title, body := opts.Title, opts.Body
-	if !opts.TitleSet {
-		title, body = TitleFromCommit(headCommit.Subject, headCommit.Body)
-	}
-	pr := release.ParsePR(title, body)
-
-	// The two trees, the diff and the tags, read by four git processes at once.
-	var (
-		headTree, baseTree *git.Tree
-		gitChanges         []git.Change
-		tags               map[string]string
-	)
+	var headTree, baseTree *git.Tree
 	if err := parallel(
-		func() (err error) { headTree, err = repo.Tree(head); return },
-		func() (err error) { baseTree, err = repo.Tree(base); return },
-		func() (err error) { gitChanges, err = repo.Changed(base, head); return },
-		func() (err error) { tags, err = repo.Tags(); return },
+		func() (err error) { headTree, err = e.repo.Tree(e.head.ID); return },
+		func() (err error) { baseTree, err = e.repo.Tree(e.base); return },
+		func() (err error) { e.changes, err = e.repo.Changed(e.base, e.head.ID); return },
+		func() (err error) { e.tags, err = e.repo.Tags(); return },
 	); err != nil {
 		return nil, err
 	}
-	headFS, err := sub(headTree, prefix)
-	if err != nil {
+	if e.headFS, err = sub(headTree, e.prefix); err != nil {
 		return nil, err
 	}
-	baseFS, err := sub(baseTree, prefix)
-	if err != nil {
+	if e.baseFS, err = sub(baseTree, e.prefix); err != nil {
 		return nil, err
 	}
-	headWS, err := workspace.Discover(headFS)
-	if err != nil {
-		return nil, exit.Failf("the workspace at %s cannot be read at %s: %v", displayRoot(prefix), short(head), err)
+	return e, nil
+}
+
+// pullRequest is the pull request's title, description and number: from the options, else
+// from the head commit's message (as a squash merge or a GitHub merge commit writes it).
+func pullRequest(opts Options, head *git.Commit) release.PR {
+	title, body := opts.Title, opts.Body
+	if !opts.TitleSet {
+		title, body = TitleFromCommit(head.Subject, head.Body)
 	}
-	changed, status := flatten(gitChanges, prefix)
+	pr := release.ParsePR(title, body)
+	pr.Number = opts.Number
+	if pr.Number == 0 {
+		pr.Number = NumberFromCommit(head.Subject)
+	}
+	return pr
+}
 
-	g := &gather{changed: changed, status: status}
-	in := release.Input{Base: base, Head: head, PR: pr, HasRoles: headWS.Roles != nil, Changed: changed, Tags: tags}
-	res = &Result{Root: root, repo: repo, headFS: headFS, manifests: map[string]string{}}
-	bases := &baseFinder{fsys: baseFS}
-
+// describeAll describes every head package for the planner, and computes the shipped files at
+// both ends (concurrently) of the publishable packages the pull request can reach.
+func (g *gather) describeAll(in *release.Input, headWS *workspace.Workspace, e *ends, manifests map[string]string) error {
+	bases := &baseFinder{fsys: e.baseFS}
 	var jobs []func() error
 	for _, p := range headWS.Packages {
 		hp := describe(headWS, p)
 		if hp.Manifest != "" {
-			res.manifests[p.Dir] = hp.Manifest
+			manifests[p.Dir] = hp.Manifest
 		}
 		if !release.Publishable(hp, in.HasRoles) {
 			in.HeadPackages = append(in.HeadPackages, hp)
@@ -177,52 +225,93 @@ func Run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 		jobs = append(jobs, func() error {
 			h := &in.HeadPackages[hi]
-			list, err := g.files(headFS, h, true)
+			list, err := g.files(e.headFS, h, true)
 			if err != nil || bi < 0 {
 				return err
 			}
 			b := &in.BasePackages[bi]
 			if g.sameRules(h, b) {
-				g.deriveBase(headFS, list, h, b, baseFS)
+				g.deriveBase(e.headFS, list, h, b, e.baseFS)
 				return nil
 			}
-			_, err = g.files(baseFS, b, false)
+			_, err = g.files(e.baseFS, b, false)
 			return err
 		})
 	}
-	if err := parallel(jobs...); err != nil {
-		return nil, err
-	}
+	return parallel(jobs...)
+}
 
-	if catalog.Present(headFS) {
-		when := headCommit.Time
-		res.catalog, res.updated = true, when
-		in.Catalog = &release.Catalog{Path: catalog.File, Differs: func(next map[string]string) (bool, error) {
-			return catalogDiffers(headFS, baseFS, next, when)
-		}}
-	}
-
-	names := release.Candidates(in)
+// readRegistry reads the published versions of the packages the plan looks at (abbreviated
+// documents, concurrently), then the full documents of those with a published version no tag
+// names: only a full document says which commit a version was published from (gitHead), and an
+// untagged version may be this merge's own, published by a run whose tag push failed.
+func readRegistry(ctx context.Context, opts Options, root string, in *release.Input) error {
 	in.Published = map[string][]string{}
-	if len(names) > 0 {
-		client, err := opts.Client(root)
-		if err != nil {
-			return nil, err
-		}
-		docs, err := client.Packuments(ctx, names, max(1, opts.Jobs))
-		if err != nil {
-			return nil, err
-		}
-		for name, doc := range docs {
-			in.Published[name] = doc.VersionList()
-		}
+	in.GitHeads = map[string]map[string]string{}
+	names := release.Candidates(*in)
+	if len(names) == 0 {
+		return nil
 	}
-	plan, err := release.Build(in)
+	client, err := opts.Client(root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	res.Plan = plan
-	return res, nil
+	docs, err := client.Packuments(ctx, names, max(1, opts.Jobs))
+	if err != nil {
+		return err
+	}
+	var untagged []string
+	for name, doc := range docs {
+		in.Published[name] = doc.VersionList()
+		for _, v := range in.Published[name] {
+			if _, ok := in.Tags[release.Tag(name, v)]; !ok {
+				untagged = append(untagged, name)
+				break
+			}
+		}
+	}
+	if len(untagged) == 0 {
+		return nil
+	}
+	sort.Strings(untagged)
+	full := *client
+	full.Abbreviated = false
+	docs, err = full.Packuments(ctx, untagged, max(1, opts.Jobs))
+	if err != nil {
+		return err
+	}
+	for name, doc := range docs {
+		if doc == nil {
+			continue
+		}
+		heads := map[string]string{}
+		for key, v := range doc.Versions {
+			if v.GitHead != "" {
+				heads[key] = v.GitHead
+			}
+		}
+		in.GitHeads[name] = heads
+	}
+	return nil
+}
+
+// NumberFromCommit reads the pull request number from a merge's subject: a GitHub merge
+// commit's "Merge pull request #12 from owner/branch", or a squash merge's "title (#12)".
+func NumberFromCommit(subject string) int {
+	if rest, ok := strings.CutPrefix(subject, "Merge pull request #"); ok {
+		n := 0
+		for _, c := range rest {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+			if n > 1<<30 {
+				return 0
+			}
+		}
+		return n
+	}
+	return release.NumberFromTitle(subject)
 }
 
 // TitleFromCommit turns a commit message into a pull request title and description: a squash

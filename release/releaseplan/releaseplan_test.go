@@ -105,8 +105,8 @@ func TestRunAndWriteRuntimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(written) != 5 {
-		t.Errorf("written = %v, want 3 package.json and 2 manifests", written)
+	if len(written) != 8 {
+		t.Errorf("written = %v, want 3 package.json, 2 manifests and 3 CHANGELOG.md", written)
 	}
 	want := map[string]string{
 		"packages/weather/package.json":          strings.Replace(weatherPJ, `"version": "1.0.0"`, `"version": "1.0.1"`, 1),
@@ -165,7 +165,7 @@ func TestCatalogRootAndIdempotentWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(written, ",") != "registry/curated/research/search/package.json,registry/curated/research/search/manifest.json,package.json,registry.json" {
+	if strings.Join(written, ",") != "registry/curated/research/search/package.json,registry/curated/research/search/manifest.json,registry/curated/research/search/CHANGELOG.md,package.json,CHANGELOG.md,registry.json" {
 		t.Errorf("written = %v", written)
 	}
 	cat := r.Read("registry.json")

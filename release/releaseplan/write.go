@@ -1,9 +1,11 @@
 package releaseplan
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,14 +19,16 @@ import (
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/release"
 )
 
 // Write writes each release's next version into its package.json and runtime manifest in the
 // working tree, changing only the version text (formatting, key order, comments and line
-// endings stay as they are), and regenerates the catalog when the repository has one (left
-// untouched when only its timestamps would change). A plan with refusals writes nothing; the
-// files are replaced all together or not at all. It returns the files written, relative to
-// the workspace root.
+// endings stay as they are), prepends each release's entry to the package's CHANGELOG.md
+// (unless the file has that version already), and regenerates the catalog when the repository
+// has one (left untouched when only its timestamps would change). A plan with refusals writes
+// nothing; the files are replaced all together or not at all. It returns the files written,
+// relative to the workspace root.
 func (r *Result) Write() ([]string, error) {
 	plan := r.Plan
 	if !plan.OK() {
@@ -51,6 +55,13 @@ func (r *Result) Write() ([]string, error) {
 			if e != nil {
 				edits = append(edits, *e)
 			}
+		}
+		e, err := r.changelogEdit(rel)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			edits = append(edits, *e)
 		}
 	}
 	if r.catalog {
@@ -318,18 +329,67 @@ func isFlow(data []byte, start int) bool {
 	return bytes.ContainsAny(data[lineStart:start], "{[")
 }
 
-// edit is one file to replace.
+// edit is one file to replace. Its new content is new, followed by the old file's bytes from
+// offset tailAt when tail is set (a prepend streams the old content instead of holding it).
 type edit struct {
 	path, rel string
 	old, new  []byte
 	existed   bool
 	mode      fs.FileMode
+
+	tail   bool
+	tailAt int64
+	backup string // a hard link to the old file, for restoring an edit whose old is not held
+}
+
+// writeTo writes the edit's new content to f.
+func (e *edit) writeTo(f *os.File) error {
+	if _, err := f.Write(e.new); err != nil {
+		return err
+	}
+	if !e.tail {
+		return nil
+	}
+	src, err := os.Open(e.path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if _, err := src.Seek(e.tailAt, io.SeekStart); err != nil {
+		return err
+	}
+	_, err = io.Copy(f, src)
+	return err
+}
+
+// keepOld makes sure a replaced file can be restored: a hard link to it when its old content is
+// not held, else (no hard links on this file system) its content read.
+func (e *edit) keepOld() error {
+	if !e.existed || e.old != nil || !e.tail {
+		return nil
+	}
+	name := filepath.Join(filepath.Dir(e.path), fmt.Sprintf(".%s.plaios-old-%d", filepath.Base(e.path), os.Getpid()))
+	_ = os.Remove(name)
+	if err := os.Link(e.path, name); err == nil {
+		e.backup = name
+		return nil
+	}
+	data, err := os.ReadFile(e.path)
+	if err != nil {
+		return err
+	}
+	e.old = data
+	return nil
 }
 
 // commit writes every edit or none: each new content goes to a temporary file next to its
 // target first; then the temporary files are renamed over the targets, and when one rename
 // fails the targets already replaced get their old content back.
-func commit(edits []edit) error {
+func commit(edits []edit) error { return commitWith(edits, nil) }
+
+// commitWith is commit with a hook run between writing the temporary files and renaming them
+// (for tests that make a rename fail).
+func commitWith(edits []edit, beforeRename func()) error {
 	temps := make([]string, len(edits))
 	cleanup := func(from int) {
 		for _, t := range temps[from:] {
@@ -345,7 +405,10 @@ func commit(edits []edit) error {
 			return exit.Envf("cannot write next to %s: %v; nothing was written", e.rel, errors.Unwrap(err))
 		}
 		temps[i] = f.Name()
-		_, werr := f.Write(e.new)
+		werr := edits[i].writeTo(f)
+		if werr == nil {
+			werr = edits[i].keepOld()
+		}
 		cerr := f.Close()
 		if werr == nil {
 			werr = cerr
@@ -358,6 +421,16 @@ func commit(edits []edit) error {
 			return exit.Envf("cannot write %s: %v; nothing was written", e.rel, werr)
 		}
 	}
+	if beforeRename != nil {
+		beforeRename()
+	}
+	defer func() {
+		for _, e := range edits {
+			if e.backup != "" {
+				os.Remove(e.backup)
+			}
+		}
+	}()
 	for i, e := range edits {
 		if err := os.Rename(temps[i], e.path); err != nil {
 			cleanup(i)
@@ -377,6 +450,11 @@ func restore(e edit) {
 		os.Remove(e.path)
 		return
 	}
+	if e.backup != "" {
+		if os.Rename(e.backup, e.path) == nil {
+			return
+		}
+	}
 	if f, err := os.CreateTemp(filepath.Dir(e.path), ".plaios-restore-*"); err == nil {
 		_, werr := f.Write(e.old)
 		f.Close()
@@ -386,4 +464,67 @@ func restore(e edit) {
 		os.Remove(f.Name())
 	}
 	_ = os.WriteFile(e.path, e.old, e.mode)
+}
+
+// changelogEdit prepares the prepend of a release's entry to its package's CHANGELOG.md, as
+// changesets does it: after the file's first line when that is a `# ` heading, else at the top;
+// a missing or empty file is created with a `# <name>` heading. A file that has a `## <version>`
+// heading for the release already is left as it is (nil). The old content is streamed, never
+// held: a changelog may be long.
+func (r *Result) changelogEdit(rel release.Release) (*edit, error) {
+	if rel.Changelog == "" {
+		return nil, nil
+	}
+	name := path.Join(rel.Dir, release.ChangelogFile)
+	file := filepath.Join(r.Root, filepath.FromSlash(name))
+	entry := rel.Changelog
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &edit{path: file, rel: name, new: []byte("# " + rel.Name + "\n\n" + entry), mode: 0o644}, nil
+	}
+	if err != nil {
+		return nil, exit.Envf("cannot read %s: %v", name, errors.Unwrap(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, exit.Failf("%s is not a regular file; make it one (or remove it) so that the release can be added to it", name)
+	}
+	if has, err := release.HasChangelogVersion(f, rel.Next); err != nil {
+		return nil, exit.Envf("cannot read %s: %v", name, err)
+	} else if has {
+		return nil, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, exit.Envf("cannot read %s: %v", name, err)
+	}
+	e := &edit{path: file, rel: name, existed: true, mode: st.Mode().Perm(), tail: true}
+	if st.Size() == 0 {
+		e.new, e.tail = []byte("# "+rel.Name+"\n\n"+entry), false
+		return e, nil
+	}
+	first, err := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, exit.Envf("cannot read %s: %v", name, err)
+	}
+	crlf := bytes.HasSuffix(first, []byte("\r\n"))
+	if crlf {
+		entry = strings.ReplaceAll(entry, "\n", "\r\n")
+	}
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	heading := bytes.TrimRight(first, "\r\n")
+	if !bytes.HasPrefix(heading, []byte("# ")) || errors.Is(err, bufio.ErrBufferFull) {
+		// No title line: the entry goes first, then the file as it was.
+		e.new = []byte(entry + nl)
+		return e, nil
+	}
+	// "# name", a blank line, the entry, then the rest of the file after the first line (its
+	// blank line before the previous "## " heading separates the two entries).
+	e.new = append(append([]byte{}, heading...), []byte(nl+nl+entry)...)
+	e.tailAt = int64(len(first))
+	e.tail = st.Size() > e.tailAt
+	return e, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/plaios/plaios/internal/npm/packlist"
+	"github.com/plaios/plaios/release"
 )
 
 func TestSetJSONVersion(t *testing.T) {
@@ -194,5 +195,103 @@ func TestBuildInputs(t *testing.T) {
 	}
 	if got := buildInputs(fsys, "packs/a", list, []string{"packs/a/test/a.test.ts"}); got != nil {
 		t.Errorf("a test source is not compiled into dist: %v", got)
+	}
+}
+
+// TestChangelogEdit prepends entries as changesets does, never twice for one version, and
+// creates a missing file with its heading; the old content is streamed from the file.
+func TestChangelogEdit(t *testing.T) {
+	entry := func(v string) string { return "## " + v + "\n\n### Patch Changes\n\n- fix: x (#1)\n" }
+	rel := func(v string) release.Release {
+		return release.Release{Name: "@a/b", Dir: "packages/b", Next: v, Changelog: entry(v)}
+	}
+	real := "# @framers/agentos-ext-web-search\n\n## 1.1.0\n\n### Minor Changes\n\n- [`e6a2eb6`](https://github.com/framersai/agentos-extensions/commit/e6a2eb6) Thanks [@jddunn](https://github.com/jddunn)! - Initial release.\n\n  - Web Search: Search\n"
+	for _, c := range []struct {
+		name, before string // "" with missing: no file
+		missing      bool
+		version      string
+		want         string // "" : no edit
+	}{
+		{name: "missing file", missing: true, version: "0.1.0", want: "# @a/b\n\n" + entry("0.1.0")},
+		{name: "empty file", before: "", version: "0.1.0", want: "# @a/b\n\n" + entry("0.1.0")},
+		{name: "a changesets file", before: real, version: "1.1.1",
+			want: "# @framers/agentos-ext-web-search\n\n" + entry("1.1.1") + "\n## 1.1.0\n\n### Minor Changes\n\n- [`e6a2eb6`](https://github.com/framersai/agentos-extensions/commit/e6a2eb6) Thanks [@jddunn](https://github.com/jddunn)! - Initial release.\n\n  - Web Search: Search\n"},
+		{name: "the version is there already", before: real, version: "1.1.0"},
+		{name: "heading only", before: "# @a/b\n", version: "0.2.0", want: "# @a/b\n\n" + entry("0.2.0")},
+		{name: "crlf", before: "# @a/b\r\n\r\n## 0.1.0\r\n", version: "0.2.0",
+			want: "# @a/b\r\n\r\n" + strings.ReplaceAll(entry("0.2.0"), "\n", "\r\n") + "\r\n## 0.1.0\r\n"},
+		{name: "no title line", before: "Release notes\n", version: "0.2.0", want: entry("0.2.0") + "\nRelease notes\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			file := filepath.Join(root, "packages", "b", "CHANGELOG.md")
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if !c.missing {
+				if err := os.WriteFile(file, []byte(c.before), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := &Result{Root: root}
+			e, err := r.changelogEdit(rel(c.version))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if e != nil {
+					t.Fatalf("an edit for a version the file has: %q", e.new)
+				}
+				return
+			}
+			if e == nil || e.rel != "packages/b/CHANGELOG.md" {
+				t.Fatalf("edit = %+v", e)
+			}
+			if err := commit([]edit{*e}); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(file)
+			if string(got) != c.want {
+				t.Errorf("got\n%q\nwant\n%q", got, c.want)
+			}
+			if st, _ := os.Stat(file); !c.missing && st.Mode().Perm() != 0o600 {
+				t.Errorf("mode %v, want 0600 kept", st.Mode().Perm())
+			}
+			if left, _ := filepath.Glob(filepath.Join(filepath.Dir(file), ".*")); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
+			}
+			// Run again: the version is there now, nothing to add.
+			if again, err := r.changelogEdit(rel(c.version)); err != nil || again != nil {
+				t.Errorf("a second run would edit again: %v %v", again, err)
+			}
+		})
+	}
+}
+
+// TestCommitRestoresAStreamedEdit: when a later rename fails, a prepended changelog gets its
+// old content back from its hard link.
+func TestCommitRestoresAStreamedEdit(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "CHANGELOG.md")
+	if err := os.WriteFile(file, []byte("# a\n\n## 0.1.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &Result{Root: root}
+	e, err := r.changelogEdit(release.Release{Name: "a", Dir: ".", Next: "0.2.0", Changelog: "## 0.2.0\n"})
+	if err != nil || e == nil {
+		t.Fatal(e, err)
+	}
+	// The second target's folder is a file: its rename fails after the first one happened.
+	blocker := filepath.Join(root, "blocker")
+	if err := os.Mkdir(blocker, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := edit{path: filepath.Join(blocker, "x"), rel: "blocker/x", new: []byte("x"), mode: 0o644}
+	err = commitWith([]edit{*e, bad}, func() { os.RemoveAll(blocker); os.WriteFile(blocker, nil, 0o644) })
+	if err == nil {
+		t.Fatal("the second rename must fail")
+	}
+	if got, _ := os.ReadFile(file); string(got) != "# a\n\n## 0.1.0\n" {
+		t.Errorf("not restored: %q", got)
 	}
 }

@@ -79,6 +79,7 @@ type Version struct {
 	Integrity string // "sha512-…", "" when the registry gave none
 	Shasum    string
 	Tarball   string
+	GitHead   string // the commit it was published from (npm's gitHead; full documents only)
 }
 
 // VersionList returns the published versions, in no particular order.
@@ -335,7 +336,8 @@ type rawPackument struct {
 	Name     string                     `json:"name"`
 	DistTags map[string]json.RawMessage `json:"dist-tags"`
 	Versions map[string]struct {
-		Version string `json:"version"`
+		Version string          `json:"version"`
+		GitHead json.RawMessage `json:"gitHead"` // read leniently: any other type is ignored
 		Dist    struct {
 			Integrity string `json:"integrity"`
 			Shasum    string `json:"shasum"`
@@ -369,7 +371,9 @@ func parsePackument(data []byte) (*Packument, error) {
 		if ver == "" {
 			ver = key
 		}
-		p.Versions[key] = Version{Version: ver, Integrity: v.Dist.Integrity, Shasum: v.Dist.Shasum, Tarball: v.Dist.Tarball}
+		var gitHead string
+		_ = json.Unmarshal(v.GitHead, &gitHead)
+		p.Versions[key] = Version{Version: ver, Integrity: v.Dist.Integrity, Shasum: v.Dist.Shasum, Tarball: v.Dist.Tarball, GitHead: gitHead}
 	}
 	return p, nil
 }

@@ -343,3 +343,26 @@ func RestartVerdaccio(t testing.TB, reg *testenv.Registry) {
 	_ = cmd.Wait()
 	t.Fatalf("verdaccio did not come back on %s:\n%s", reg.URL, log.String())
 }
+
+// Rehash writes guard-report.json again with each tarball's integrity as it is now, as guard
+// does after building the tarballs again (for tests that rebuild or stamp them).
+func (f *Fixture) Rehash() {
+	f.T.Helper()
+	file := filepath.Join(f.Packs, guard.ReportFile)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	var report guard.Report
+	if err := json.Unmarshal(data, &report); err != nil {
+		f.T.Fatal(err)
+	}
+	for _, r := range report.Packages {
+		integrity, _, _, err := tarball.Hash(filepath.Join(f.Packs, r.Tarball))
+		if err != nil {
+			f.T.Fatal(err)
+		}
+		r.Integrity = integrity
+	}
+	writeJSON(f.T, file, report)
+}
