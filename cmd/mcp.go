@@ -30,11 +30,13 @@ type MCPServeOptions struct {
 	Getenv func(string) string
 	JSON   bool
 
-	Path    string
-	Secrets []string // id=ENV_VAR
-	Offline bool
-	Timeout time.Duration
-	List    bool
+	Path        string
+	Secrets     []string // id=ENV_VAR
+	Offline     bool
+	Timeout     time.Duration
+	CallTimeout time.Duration
+	Sandbox     string
+	List        bool
 }
 
 // NewCmdMCP builds `plaios mcp`, the parent of `plaios mcp serve`.
@@ -92,6 +94,12 @@ missing are left out, with a warning on stderr.`,
 			if opts.Timeout <= 0 {
 				return exit.Usagef("--timeout %s is not valid; give a positive duration such as 60s or 2m", opts.Timeout)
 			}
+			if opts.CallTimeout <= 0 {
+				return exit.Usagef("--call-timeout %s is not valid; give a positive duration such as 60s or 2m", opts.CallTimeout)
+			}
+			if err := oneOf("sandbox", opts.Sandbox, string(sandbox.Auto), string(sandbox.Off)); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -102,6 +110,8 @@ missing are left out, with a warning on stderr.`,
 	fl.StringArrayVar(&opts.Secrets, "secret", nil, "read AgentOS secret `ID=ENV_VAR` from that environment variable (repeatable)")
 	fl.BoolVar(&opts.Offline, "offline", false, "keep the network refused while tools run, not only while the pack loads")
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "limit for loading the pack")
+	fl.DurationVar(&opts.CallTimeout, "call-timeout", 60*time.Second, "limit for one tool call: a call that runs longer gets an error and the pack's child is started again")
+	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the pack's code is contained: auto (namespaces) or off")
 	fl.BoolVar(&opts.List, "list", false, "print the tools it would serve and exit")
 	return c
 }
@@ -199,17 +209,24 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 	if err != nil {
 		return err
 	}
-	secrets, _ := parseSecrets(opts.Secrets)
+	secrets, err := parseSecrets(opts.Secrets)
+	if err != nil {
+		return err
+	}
 	var log io.Writer
 	if opts.IO.Verbose {
 		log = opts.IO.ErrOut
 	}
-	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Offline: opts.Offline, Timeout: opts.Timeout, Log: log})
+	mode := sandbox.Mode(opts.Sandbox)
+	if mode == sandbox.Off && !opts.IO.Quiet {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the pack's code runs uncontained, with this user's files; only its environment is filtered and its attempts to reach the network while loading are refused")
+	}
+	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Offline: opts.Offline, Timeout: opts.Timeout, Log: log, Getenv: opts.Getenv, Sandbox: mode})
 	if err != nil {
 		return loaderError(err)
 	}
 	defer l.Close()
-	srv, err := bridge.NewServer(ctx, bridge.ServerOptions{Loader: l, Getenv: opts.Getenv, Log: log})
+	srv, err := bridge.NewServer(ctx, bridge.ServerOptions{Loader: l, Getenv: opts.Getenv, Log: log, CallTimeout: opts.CallTimeout})
 	if err != nil {
 		return loaderError(err)
 	}

@@ -185,6 +185,9 @@ func buildRoot(spec *initSpec) (string, error) {
 	if err := os.MkdirAll(root+"/tmp/home", 0o700); err != nil {
 		return "a private HOME", err
 	}
+	if err := os.Chown(root+"/tmp/home", spec.ProgramID, spec.ProgramID); err != nil {
+		return "a private HOME", err
+	}
 	if layer, err := makeDev(root); err != nil {
 		return layer, err
 	}
