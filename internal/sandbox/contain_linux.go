@@ -81,11 +81,11 @@ func programID() int {
 
 // containedCommand makes c.Cmd: this binary as the child's init, in namespaces unless the
 // mode is Off, told what to mount and run.
-func (s *Sandbox) containedCommand(c *Child, spec Spec, name string, env []string, files []*os.File) error {
+func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env []string, files []*os.File) error {
 	is := initSpec{
 		Contained: s.mode != Off,
 		Path:      name,
-		Argv:      append([]string{filepath.Base(name)}, spec.Args...),
+		Argv:      append([]string{argv0}, spec.Args...),
 		Dir:       spec.Dir,
 		Memory:    c.memory,
 		Processes: c.processes,
@@ -199,18 +199,24 @@ func (s *Sandbox) mounts(spec Spec, program string) ([]Mount, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	// A read-only path inside another read-only one of the same source adds nothing.
+	// A read-only path inside another read-only one of the same source adds nothing, unless
+	// a mount between them hides what the outer one shows there.
 	var kept []Mount
 	for _, m := range out {
-		dup := false
-		for _, k := range kept {
-			if !m.Write && !k.Write && m.Source == "" && k.Source == "" && (m.Path == k.Path || strings.HasPrefix(m.Path, k.Path+"/")) {
-				dup = true
+		// The innermost mount kept so far that holds m decides.
+		var holder *Mount
+		for i := range kept {
+			k := &kept[i]
+			if m.Path == k.Path || strings.HasPrefix(m.Path, k.Path+"/") {
+				if holder == nil || len(k.Path) > len(holder.Path) {
+					holder = k
+				}
 			}
 		}
-		if !dup {
-			kept = append(kept, m)
+		if holder != nil && !m.Write && !holder.Write && m.Source == "" && holder.Source == "" {
+			continue
 		}
+		kept = append(kept, m)
 	}
 	return kept, nil
 }

@@ -18,7 +18,7 @@ func probe(ctx context.Context, s *Sandbox) error {
 }
 
 // containedCommand runs the program directly, in a process group of its own (Mode Off).
-func (s *Sandbox) containedCommand(c *Child, spec Spec, name string, env []string, files []*os.File) error {
+func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env []string, files []*os.File) error {
 	home, err := os.MkdirTemp(c.tmp, "home-")
 	if err != nil {
 		return err

@@ -653,6 +653,10 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 	if abs, err := filepath.Abs(name); err == nil {
 		name = abs
 	}
+	argv0 := filepath.Base(name)
+	if real, err := filepath.EvalSymlinks(name); err == nil {
+		name = real // the link (node_modules/.bin/pnpm) is not among what the child sees
+	}
 	env := spec.Env
 	if env == nil {
 		env = BaseEnv(os.Getenv)
@@ -683,7 +687,7 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 		nodeOptions = "--require=" + s.Hooks() + " " + nodeOptions
 	}
 	env = append(env, "NODE_OPTIONS="+nodeOptions)
-	return s.containedCommand(c, spec, name, env, files)
+	return s.containedCommand(c, spec, name, argv0, env, files)
 }
 
 // BaseEnv is the environment a child gets when its caller names none: PATH, LANG, LC_ALL
