@@ -27,7 +27,14 @@ const writeSync = fs.writeSync;
 const stringify = JSON.stringify;
 const nextTick = process.nextTick.bind(process);
 
-const eventsFd = Number(process.env.PLAIOS_SANDBOX_EVENTS_FD || '-1');
+// The events pipe; a descriptor that is not a pipe (an exec'd child that could not be handed
+// it) is left alone.
+let eventsFd = Number(process.env.PLAIOS_SANDBOX_EVENTS_FD || '-1');
+try {
+  if (eventsFd < 0 || !fs.fstatSync(eventsFd).isFIFO()) eventsFd = -1;
+} catch {
+  eventsFd = -1;
+}
 let config = {};
 const configFd = process.env.PLAIOS_SANDBOX_CONFIG_FD;
 delete process.env.PLAIOS_SANDBOX_CONFIG_FD;
@@ -366,21 +373,36 @@ function networkCommand(file, args) {
   }
   return '';
 }
+// Node marks the descriptors it inherited close-on-exec, so a child is handed the events
+// pipe explicitly: at the first free place of its stdio, named by PLAIOS_SANDBOX_EVENTS_FD,
+// with NODE_OPTIONS (these hooks) put back into an environment the package replaced.
 const inherited = {};
-for (const k of ['NODE_OPTIONS', 'PLAIOS_SANDBOX_EVENTS_FD', 'PLAIOS_SANDBOX_NETWORK']) {
+for (const k of ['NODE_OPTIONS', 'PLAIOS_SANDBOX_NETWORK']) {
   if (process.env[k] !== undefined) inherited[k] = process.env[k];
 }
-// withSandboxEnv puts the sandbox's variables back into an environment the package gave.
-function withSandboxEnv(options) {
-  if (!options || typeof options !== 'object' || !options.env || typeof options.env !== 'object') return options;
-  const env = { ...options.env };
+function withSandbox(options, fork) {
+  const opts = options && typeof options === 'object' ? { ...options } : {};
+  const env = { ...(opts.env && typeof opts.env === 'object' ? opts.env : process.env) };
   for (const [k, v] of Object.entries(inherited)) {
-    if (k === 'NODE_OPTIONS' && typeof env[k] === 'string' && env[k] !== v) env[k] = `${v} ${env[k]}`;
+    if (k === 'NODE_OPTIONS' && typeof env[k] === 'string' && env[k] !== v && !env[k].includes(v)) env[k] = `${v} ${env[k]}`;
     else env[k] = v;
   }
   if (process.env.PLAIOS_SANDBOX_NETWORK) env.PLAIOS_SANDBOX_NETWORK = process.env.PLAIOS_SANDBOX_NETWORK;
-  return { ...options, env };
+  delete env.PLAIOS_SANDBOX_EVENTS_FD;
+  if (eventsFd >= 0) {
+    let stdio = opts.stdio;
+    if (stdio === undefined || stdio === null) stdio = fork ? (opts.silent ? ['pipe', 'pipe', 'pipe', 'ipc'] : [0, 1, 2, 'ipc']) : 'pipe';
+    stdio = typeof stdio === 'string' ? [stdio, stdio, stdio] : [...stdio];
+    if (fork && !stdio.includes('ipc')) stdio.push('ipc');
+    while (stdio.length < 3) stdio.push('pipe');
+    env.PLAIOS_SANDBOX_EVENTS_FD = String(stdio.length);
+    stdio.push(eventsFd);
+    opts.stdio = stdio;
+  }
+  opts.env = env;
+  return opts;
 }
+const takesStdio = new Set(['spawn', 'spawnSync', 'execFileSync', 'execSync', 'fork']);
 for (const m of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork']) {
   const original = childProcess[m];
   if (typeof original !== 'function') continue;
@@ -388,8 +410,24 @@ for (const m of ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'exec
   childProcess[m] = function run(file, ...rest) {
     const cmd = shell ? networkCommand('sh', ['-c', String(file)]) : networkCommand(file, Array.isArray(rest[0]) ? rest[0] : []);
     if (cmd && refusing) record('spawn', cmd);
-    const i = rest.findIndex((r) => r && typeof r === 'object' && !Array.isArray(r));
-    if (i >= 0) rest[i] = withSandboxEnv(rest[i]);
+    try {
+      let i = rest.findIndex((r) => r && typeof r === 'object' && !Array.isArray(r));
+      if (i < 0) {
+        // No options given: add them after the arguments list (or the command).
+        i = Array.isArray(rest[0]) ? 1 : 0;
+        if (typeof rest[i] === 'function') rest.splice(i, 0, {});
+        else if (rest[i] === undefined) rest[i] = {};
+        else i = -1;
+      }
+      if (i >= 0) {
+        const opts = withSandbox(rest[i], m === 'fork');
+        if (!takesStdio.has(m)) delete opts.stdio;
+        if (!takesStdio.has(m)) opts.env.PLAIOS_SANDBOX_EVENTS_FD = '-1';
+        rest[i] = opts;
+      }
+    } catch {
+      // leave the call as the package made it
+    }
     return original.call(this, file, ...rest);
   };
 }
