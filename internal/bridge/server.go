@@ -27,14 +27,14 @@ import (
 // Server is `plaios mcp serve`: an MCP server whose tools are a pack's, run in a long-lived
 // bridge child that is started again when it dies.
 type Server struct {
-	loader  *Loader
-	rt      pack.Runtime
-	tools   []*serverTool
-	byName  map[string]*serverTool
-	mcp     *mcp.Server
-	notes   []string
-	redact  *redactor
-	getenv  func(string) string
+	loader      *Loader
+	rt          pack.Runtime
+	tools       []*serverTool
+	byName      map[string]*serverTool
+	mcp         *mcp.Server
+	notes       []string
+	redact      *redactor
+	getenv      func(string) string
 	mu          sync.Mutex
 	child       *Child
 	closing     bool
@@ -631,6 +631,7 @@ func (r *redactor) result(res *mcp.CallToolResult) {
 	var parts []*string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
+			tc.Text = r.jsonText(tc.Text)
 			parts = append(parts, &tc.Text)
 		}
 	}
@@ -665,6 +666,84 @@ func (r *redactor) result(res *mcp.CallToolResult) {
 	for _, set := range sets {
 		set()
 	}
+}
+
+// jsonText redacts a text that is a JSON document (a tool's output as text) string by string,
+// values in document order, so that a secret split across consecutive fields is found; the
+// text keeps its layout. Any other text is returned as it is.
+func (r *redactor) jsonText(s string) string {
+	t := strings.TrimSpace(s)
+	if r.empty() || t == "" || (t[0] != '{' && t[0] != '[') {
+		return s
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	type lit struct {
+		start, end int
+		value      string
+	}
+	var lits []lit
+	// Whether the next string of each open container is an object's key.
+	var objects []bool
+	expectKey := false
+	prev := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		end := int(dec.InputOffset())
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				objects = append(objects, true)
+				expectKey = true
+			case '[':
+				objects = append(objects, false)
+				expectKey = false
+			default:
+				objects = objects[:len(objects)-1]
+				expectKey = len(objects) > 0 && objects[len(objects)-1]
+			}
+		case string:
+			if len(objects) > 0 && objects[len(objects)-1] && expectKey {
+				expectKey = false
+			} else {
+				if start := strings.IndexByte(s[prev:end], '"'); start >= 0 {
+					lits = append(lits, lit{prev + start, end, v})
+				}
+				expectKey = len(objects) > 0 && objects[len(objects)-1]
+			}
+		default:
+			expectKey = len(objects) > 0 && objects[len(objects)-1]
+		}
+		prev = end
+	}
+	if len(lits) == 0 {
+		return s
+	}
+	parts := make([]*string, len(lits))
+	for i := range lits {
+		v := lits[i].value
+		parts[i] = &v
+	}
+	r.strs(parts)
+	var b strings.Builder
+	at := 0
+	for i, l := range lits {
+		if *parts[i] == l.value {
+			continue
+		}
+		enc, _ := json.Marshal(*parts[i])
+		b.WriteString(s[at:l.start])
+		b.Write(enc)
+		at = l.end
+	}
+	if at == 0 {
+		return s
+	}
+	b.WriteString(s[at:])
+	return b.String()
 }
 
 // json redacts the strings inside a JSON document (a tool's schema), leaving it as it is

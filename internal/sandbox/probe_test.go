@@ -658,3 +658,55 @@ await new Promise((resolve) => setTimeout(resolve, 5000));
 `,
 	}, "started more than 256 processes while importing it")
 }
+
+// TestValidateBoundedMemory: validate scans every shipped file for secrets by streaming it, and
+// looks only at the start of a binary one: a pack shipping a 3 GB (sparse) file costs the
+// real binary under 100 MiB of memory at its peak, and a token far into a large text file is
+// still found, on its line.
+func TestValidateBoundedMemory(t *testing.T) {
+	testenv.SkipShort(t, "builds and runs plaios")
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"@probe/big","version":"1.0.0","type":"module","main":"index.js","description":"d","license":"MIT"}`,
+		"index.js":     "export default 1;\n",
+		"README.md":    "# big\n\n```js\nimport big from '@probe/big';\n```\n",
+	})
+	sparse, err := os.Create(filepath.Join(dir, "data.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sparse.Truncate(3 << 30); err != nil {
+		t.Fatal(err)
+	}
+	sparse.Close()
+	var text bytes.Buffer
+	line := strings.Repeat("x", 99) + "\n"
+	for text.Len() < 8<<20 {
+		text.WriteString(line)
+	}
+	lines := text.Len() / len(line)
+	text.WriteString("token = " + jobSecrets["NPM_TOKEN"] + "\n")
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(plaiosBinary(t), "validate", ".", "--format", "json")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "NO_COLOR=1"}
+	out, _ := cmd.Output()
+	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no resource usage for the validate process")
+	}
+	peak := usage.Maxrss << 10
+	t.Logf("validate's peak memory with a 3 GB shipped file: %.1f MiB", float64(peak)/(1<<20))
+	if peak >= 100<<20 {
+		t.Errorf("validate used %d MiB at its peak", peak>>20)
+	}
+	want := fmt.Sprintf("an npm access token on line %d", lines+1)
+	if !strings.Contains(string(out), want) {
+		t.Errorf("the token far into notes.txt was not found (%q):\n%s", want, out)
+	}
+	if strings.Contains(string(out), "data.bin would be published") {
+		t.Errorf("the sparse binary file was taken for a secret:\n%s", out)
+	}
+}

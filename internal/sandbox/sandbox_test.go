@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"context"
-		"net"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -85,8 +85,8 @@ func ScanReader(name string, r io.Reader) (reason string, found bool, err error)
 		return "", false, err
 	}
 	first := buf[:n]
-	if reason, found := scanName(name, first); found || reason == "skip" {
-		return reasonOrEmpty(reason), found, nil
+	if reason, found := scanName(name, first); found {
+		return reason, true, nil
 	}
 	if isBinary(first) {
 		return "", false, nil
@@ -115,13 +115,6 @@ func ScanReader(name string, r io.Reader) (reason string, found bool, err error)
 			return "", false, err
 		}
 	}
-}
-
-func reasonOrEmpty(r string) string {
-	if r == "skip" {
-		return ""
-	}
-	return r
 }
 
 // scanName is what a file's name says (with the start of its content for an .npmrc): a
