@@ -63,10 +63,13 @@ func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Comman
 stdout: an AgentOS pack's tool descriptors, a PLAIOS pack's capabilities, an OpenClaw
 plugin's or a Pi extension's registered tools.
 
-The pack loads in a node child with guard's loader and the network refused by plaios's hooks
-inside node (a pack that reaches for it while loading does not start; plaios guard proves the
-same in a network namespace). The same child then runs the calls with the network, since tools
-such as web search need it; --offline keeps it refused, in a network namespace. Before a tool
+The pack's code runs contained, as plaios guard runs it: in user, PID and mount namespaces,
+without capabilities, seeing the pack's folder and the node_modules above it and nothing else
+of the host, with only the variables its declared secrets and configuration name. It first
+loads without any network (a pack that reaches for it while loading does not start), then in
+the child that runs the calls, which gets the network once loaded, since tools such as web
+search need it; --offline keeps it without. A call that has not answered after --call-timeout
+ends with an error, and the pack is started again. Before a tool
 runs, its arguments are checked against its input schema the way the AgentOS executor does
 it: types coerced, defaults filled in, formats checked; its output is checked against its
 output schema on the way back. A failing tool answers with isError and its own message; a

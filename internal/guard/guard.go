@@ -287,6 +287,12 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 		return nil, exit.EnvErr(fmt.Errorf("make a temporary folder: %w", err))
 	}
 	g.tmp = tmp
+	// The sandboxed children reach their folders in it through this one (when the temporary
+	// folder lies inside the workspace, through the workspace's read-only view): it must let
+	// the unprivileged user they run as pass.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, exit.EnvErr(err)
+	}
 
 	results := make([]*Result, len(cands))
 	for i, c := range cands {
