@@ -197,6 +197,7 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		return
 	}
 	var result *harnessResult
+	results := 0
 	stage := ""
 	for _, ev := range res.Events {
 		var head struct {
@@ -210,11 +211,18 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		case "stage":
 			stage = head.Stage
 		case "result":
+			// Only the harness can write these (the sandbox keeps events without its key), and
+			// it writes one: anything else is not a result.
+			results++
 			var hr harnessResult
-			if json.Unmarshal(ev, &hr) == nil {
+			if json.Unmarshal(ev, &hr) == nil && hr.Type == "result" && results == 1 {
 				result = &hr
 			}
 		}
+	}
+	if results > 1 {
+		r.fail("the check reported %d results instead of one; the package interfered with it", results)
+		return
 	}
 	if limit := res.LimitReason(); limit != "" {
 		r.fail("%s while %s", limit, describeStage(stage, r.Check))

