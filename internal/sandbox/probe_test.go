@@ -713,3 +713,42 @@ func TestValidateBoundedMemory(t *testing.T) {
 		t.Errorf("the sparse binary file was taken for a secret:\n%s", out)
 	}
 }
+
+// TestProbeRefusedLayer: where the kernel refuses a layer of the sandbox (here user
+// namespaces, forbidden inside the user namespace plaios runs in), guard and mcp serve name it
+// and exit 3; guard --sandbox off still runs, saying the check is weaker.
+func TestProbeRefusedLayer(t *testing.T) {
+	testenv.SkipShort(t, "builds and runs plaios")
+	w := newWorld(t, -1, serveFiles)
+	run := func(args ...string) (string, int) {
+		script := `echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"`
+		cmd := exec.Command("/bin/sh", append([]string{"-c", script, plaiosBinary(t)}, args...)...)
+		cmd.Dir = w.ws
+		cmd.Env = w.env()
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	out, code := run("guard", "--all", "--registry", "http://127.0.0.1:9/")
+	if code != 3 || !strings.Contains(out, "the kernel refused a user namespace") || !strings.Contains(out, "--sandbox off") {
+		t.Errorf("guard: exit %d, want 3 naming the user namespace:\n%s", code, out)
+	}
+	out, code = run("mcp", "serve", "packages/probe", "--list")
+	if code != 3 || !strings.Contains(out, "the kernel refused a user namespace") {
+		t.Errorf("mcp serve: exit %d, want 3 naming the user namespace:\n%s", code, out)
+	}
+	out, code = run("guard", "--all", "--registry", "http://127.0.0.1:9/", "--sandbox", "off")
+	if code != 0 || !strings.Contains(out, "This is a weaker check.") || !strings.Contains(out, "ok @framers/agentos-ext-probe@1.0.0") {
+		t.Errorf("guard --sandbox off: exit %d:\n%s", code, out)
+	}
+}
