@@ -227,7 +227,10 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		mounts = append(mounts, sandbox.Mount{Path: r.tarballPath})
 	}
 	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
-	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: true, Mounts: mounts}); err != nil {
+	// The network only when something comes from the registry (a tarball's dependencies,
+	// peers): members that depend on nothing else install offline.
+	network := needsRegistry(manifest, members)
+	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
 		return err
 	}
 	os.Remove(npmrc)
@@ -254,6 +257,39 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		}
 	}
 	return nil
+}
+
+// needsRegistry reports whether installing the project fetches anything: a dependency of the
+// project manifest that is not one of the candidates' tarballs, or a dependency of a candidate
+// that is not another candidate (peers are never installed: --legacy-peer-deps).
+func needsRegistry(manifest []byte, members []*Result) bool {
+	var pj struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if json.Unmarshal(manifest, &pj) != nil {
+		return true
+	}
+	for _, spec := range pj.Dependencies {
+		if !strings.HasPrefix(spec, "file:") {
+			return true
+		}
+	}
+	names := map[string]bool{}
+	for _, r := range members {
+		names[r.Name] = true
+	}
+	for _, r := range members {
+		for _, field := range []string{"dependencies", "optionalDependencies"} {
+			if deps := r.packed.pkg.Get(field); deps != nil && deps.Kind == jsonpos.Object {
+				for _, m := range deps.Members {
+					if !names[m.Key] {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // linkHosts links into the project's node_modules the host packages the members name that the
