@@ -212,7 +212,9 @@ func buildRoot(spec *initSpec) (string, error) {
 				return "a folder for " + m.Path, err
 			}
 		}
-		if err := unix.Mount(m.Source, target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		// Not recursive: what is mounted below a folder the step names (the sandbox's own new
+		// root, when the temporary folder lies inside the workspace) stays out of sight.
+		if err := unix.Mount(m.Source, target, "", unix.MS_BIND, ""); err != nil {
 			return "a view of " + m.Path, err
 		}
 		if m.Write {
