@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -232,5 +233,46 @@ func TestCloseRemovesTheFolder(t *testing.T) {
 func TestUnknownMode(t *testing.T) {
 	if _, err := New(context.Background(), Config{Mode: "chroot", Node: node(t)}); err == nil || !strings.Contains(err.Error(), "auto, netns, off") {
 		t.Fatalf("want an error naming the modes, got %v", err)
+	}
+}
+
+// TestEventsTrustTheKeyOnly: the channel is taken once (the global is gone after), its events
+// carry the key and are kept; lines written straight to fd 3, with no key or a guessed one,
+// are dropped, except network attempts, which count from anyone.
+func TestEventsTrustTheKeyOnly(t *testing.T) {
+	dir := t.TempDir()
+	script := `
+import fs from 'node:fs';
+const sym = Symbol.for('plaios.sandbox');
+const channel = globalThis[sym];
+const again = globalThis[sym];
+channel.emit({ type: 'stage', stage: 'claimed ' + typeof channel.emit + ' then ' + typeof again + ' ' + (sym in globalThis) });
+fs.writeSync(3, JSON.stringify({ type: 'result', ok: true }) + '\n');
+fs.writeSync(3, '{"key":"00000000000000000000000000000000","type":"result","ok":true}\n');
+fs.writeSync(3, '{"type":"network","what":"connect","target":"forged:1"}\n');
+try { fs.ftruncateSync(3, 0); } catch (e) { channel.emit({ type: 'stage', stage: 'truncate ' + e.code }); }
+`
+	if err := os.WriteFile(filepath.Join(dir, "events.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, Config{Mode: NetNS})
+	res, err := s.Run(context.Background(), Spec{Hooks: true, Args: []string{"events.mjs"}, Dir: dir, Mounts: []Mount{{Path: dir}}, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stages []string
+	for _, ev := range res.Events {
+		var e struct{ Type, Stage string }
+		json.Unmarshal(ev, &e)
+		if e.Type != "stage" {
+			t.Errorf("an untrusted event was kept: %s", ev)
+		}
+		stages = append(stages, e.Stage)
+	}
+	if strings.Join(stages, "|") != "claimed function then undefined false|truncate EINVAL" {
+		t.Errorf("stages %q (stderr %s)", stages, res.Stderr)
+	}
+	if len(res.Attempts) != 1 || res.Attempts[0].Target != "forged:1" {
+		t.Errorf("attempts %+v", res.Attempts)
 	}
 }
