@@ -568,7 +568,10 @@ export async function settle() {
   if (channel) channel.setPhase('after construction');
   const deadline = Date.now() + SETTLE_MS;
   const busy = () => typeof process.getActiveResourcesInfo === 'function' && process.getActiveResourcesInfo().some((r) => !idle.has(r));
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // One turn of the loop (and a few milliseconds for an unref'd timer, which is not listed),
+  // then as long as something is pending.
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 5));
   while (Date.now() < deadline && busy()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
