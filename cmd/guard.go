@@ -102,7 +102,7 @@ Each package's runtime (and so its contract) comes from its content, as for vali
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "per package import limit")
 	fl.IntVar(&opts.Jobs, "jobs", 0, "packages packed and loaded at once (`N`; default: number of CPUs)")
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
-	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the network is refused: auto, netns or off")
+	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the packages' code is contained: auto (namespaces), netns (the same) or off")
 	fl.StringVar(&opts.Format, "format", "text", "output: text, json or github")
 	addRuntimeFlag(c, &opts.Runtime, "guard every candidate")
 	f.bindFlag("registry", fl.Lookup("registry"))
@@ -175,7 +175,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		gopts.Shard, gopts.Shards, _ = parseShard(opts.Shard)
 	}
 	if opts.Sandbox == string(sandbox.Off) {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the packages load without a network namespace; only hooks inside node record and refuse their connections, so native code and child processes could still reach the network. This is a weaker check.")
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the packages' code (npm pack's scripts, the import) runs without namespaces, as this user, with this user's files; only hooks inside node record and refuse their connections, so native code and child processes could still reach the network. This is a weaker check.")
 	}
 	var bar *progressLine
 	if opts.IO.Progress() {

@@ -32,12 +32,14 @@ type MCPServeOptions struct {
 	Getenv func(string) string
 	JSON   bool
 
-	Path    string
-	Secrets []string // id=ENV_VAR
-	Offline bool
-	Timeout time.Duration
-	List    bool
-	Runtime string // --runtime
+	Path        string
+	Secrets     []string // id=ENV_VAR
+	Offline     bool
+	Timeout     time.Duration
+	CallTimeout time.Duration
+	Sandbox     string
+	List        bool
+	Runtime     string // --runtime
 }
 
 // NewCmdMCP builds `plaios mcp`, the parent of `plaios mcp serve`.
@@ -64,10 +66,13 @@ func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Comman
 stdout: an AgentOS pack's tool descriptors, a PLAIOS pack's capabilities, an OpenClaw
 plugin's or a Pi extension's registered tools.
 
-The pack loads in a node child with guard's loader and the network refused by plaios's hooks
-inside node (a pack that reaches for it while loading does not start; plaios guard proves the
-same in a network namespace). The same child then runs the calls with the network, since tools
-such as web search need it; --offline keeps it refused, in a network namespace. Before a tool
+The pack's code runs contained, as plaios guard runs it: in user, PID and mount namespaces,
+without capabilities, seeing the pack's folder and the node_modules above it and nothing else
+of the host, with only the variables its declared secrets and configuration name. It first
+loads without any network (a pack that reaches for it while loading does not start), then in
+the child that runs the calls, which gets the network once loaded, since tools such as web
+search need it; --offline keeps it without. A call that has not answered after --call-timeout
+ends with an error, and the pack is started again. Before a tool
 runs, its arguments are checked against its input schema the way the AgentOS executor does
 it: types coerced, defaults filled in, formats checked; its output is checked against its
 output schema on the way back. A failing tool answers with isError and its own message; a
@@ -98,6 +103,12 @@ runtime) forces one.`,
 			if opts.Timeout <= 0 {
 				return exit.Usagef("--timeout %s is not valid; give a positive duration such as 60s or 2m", opts.Timeout)
 			}
+			if opts.CallTimeout <= 0 {
+				return exit.Usagef("--call-timeout %s is not valid; give a positive duration such as 60s or 2m", opts.CallTimeout)
+			}
+			if err := oneOf("sandbox", opts.Sandbox, string(sandbox.Auto), string(sandbox.Off)); err != nil {
+				return err
+			}
 			if _, err := parseRuntimeFlag(opts.Runtime); err != nil {
 				return err
 			}
@@ -111,6 +122,8 @@ runtime) forces one.`,
 	fl.StringArrayVar(&opts.Secrets, "secret", nil, "read AgentOS secret `ID=ENV_VAR` from that environment variable (repeatable)")
 	fl.BoolVar(&opts.Offline, "offline", false, "keep the network refused while tools run, not only while the pack loads")
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "limit for loading the pack")
+	fl.DurationVar(&opts.CallTimeout, "call-timeout", 60*time.Second, "limit for one tool call: a call that runs longer gets an error and the pack's child is started again")
+	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the pack's code is contained: auto (namespaces) or off")
 	fl.BoolVar(&opts.List, "list", false, "print the tools it would serve and exit")
 	addRuntimeFlag(c, &opts.Runtime, "load the pack")
 	return c
@@ -212,17 +225,24 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 	if err != nil {
 		return err
 	}
-	secrets, _ := parseSecrets(opts.Secrets)
+	secrets, err := parseSecrets(opts.Secrets)
+	if err != nil {
+		return err
+	}
 	var log io.Writer
 	if opts.IO.Verbose {
 		log = opts.IO.ErrOut
 	}
-	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Offline: opts.Offline, Timeout: opts.Timeout, Log: log})
+	mode := sandbox.Mode(opts.Sandbox)
+	if mode == sandbox.Off && !opts.IO.Quiet {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the pack's code runs uncontained, with this user's files; only its environment is filtered and its attempts to reach the network while loading are refused")
+	}
+	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Offline: opts.Offline, Timeout: opts.Timeout, Log: log, Getenv: opts.Getenv, Sandbox: mode})
 	if err != nil {
 		return loaderError(err)
 	}
 	defer l.Close()
-	srv, err := bridge.NewServer(ctx, bridge.ServerOptions{Loader: l, Getenv: opts.Getenv, Log: log})
+	srv, err := bridge.NewServer(ctx, bridge.ServerOptions{Loader: l, Getenv: opts.Getenv, Log: log, CallTimeout: opts.CallTimeout})
 	if err != nil {
 		return loaderError(err)
 	}

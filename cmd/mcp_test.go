@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +17,7 @@ func TestMCPServeFlags(t *testing.T) {
 		check func(*testing.T, *MCPServeOptions)
 	}{
 		{[]string{}, func(t *testing.T, o *MCPServeOptions) {
-			if o.Path != "." || o.Offline || o.List || o.Timeout != 60*time.Second || len(o.Secrets) != 0 {
+			if o.Path != "." || o.Offline || o.List || o.Timeout != 60*time.Second || o.CallTimeout != 60*time.Second || o.Sandbox != "auto" || len(o.Secrets) != 0 {
 				t.Errorf("defaults: %+v", o)
 			}
 		}},
@@ -49,6 +52,8 @@ func TestMCPServeRefusals(t *testing.T) {
 		{[]string{"--secret", "serper.apiKey=" + leaked}, "--secret serper.apiKey=…: after = give the name of the environment variable that holds the secret"},
 		{[]string{"--secret", "noequals"}, "--secret takes ID=ENV_VAR"},
 		{[]string{"--timeout", "0s"}, "--timeout 0s is not valid"},
+		{[]string{"--call-timeout", "-1s"}, "--call-timeout -1s is not valid"},
+		{[]string{"--sandbox", "netns"}, "--sandbox"},
 		{[]string{"a", "b"}, "accepts at most 1 arg"},
 	}
 	for _, c := range cases {
@@ -66,5 +71,22 @@ func TestMCPServeRefusals(t *testing.T) {
 				t.Errorf("the secret was repeated")
 			}
 		})
+	}
+}
+
+// TestMCPServeRunRefusesBadSecrets: the run itself (not only flag parsing) gives a bad
+// --secret's error to the user, never a silently empty mapping.
+func TestMCPServeRunRefusesBadSecrets(t *testing.T) {
+	const leaked = "sk-live-0123456789abcdef"
+	f, _, _ := guardTestFactory(t)
+	dir := t.TempDir()
+	opts := &MCPServeOptions{IO: f.IO, Dir: func() (string, error) { return dir, nil }, Getenv: func(string) string { return "" },
+		Path: ".", Secrets: []string{"serper.apiKey=" + leaked}, Timeout: time.Second, CallTimeout: time.Second, Sandbox: "auto"}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"p","version":"1.0.0","pi":{"extensions":["./index.js"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := mcpServeRun(context.Background(), opts)
+	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "--secret serper.apiKey=…") || strings.Contains(err.Error(), leaked) {
+		t.Fatalf("got %v (exit %d), want exit 2 naming --secret without the value", err, exit.Code(err))
 	}
 }

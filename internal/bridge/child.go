@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"embed"
 	"encoding/json"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -37,8 +35,13 @@ type Loader struct {
 	Pack *Pack
 	// Node is the node binary (default: node on PATH).
 	Node string
-	// Env is the children's environment (nil: this process's).
-	Env []string
+	// Getenv reads this process's environment (nil: os.Getenv). The children get only what
+	// the pack's declared secrets and configuration name, plus PATH, LANG and TZ (and a
+	// private HOME from the sandbox): never the rest of the environment.
+	Getenv func(string) string
+	// Sandbox is how children are contained (default sandbox.Auto: namespaces, or an error
+	// naming the layer the kernel refuses; sandbox.Off only with the user's consent).
+	Sandbox sandbox.Mode
 	// SecretEnv maps AgentOS secret ids to the environment variables holding them
 	// (--secret id=ENV_VAR); the manifest's envVar mappings are added by NewLoader.
 	SecretEnv map[string]string
@@ -63,6 +66,7 @@ type Loader struct {
 	sb      *sandbox.Sandbox
 	project string
 	input   []byte
+	checked bool // the pack loaded once without the network (Serve, not Offline)
 }
 
 // NewLoader prepares the children's folder: guard's harness and the serve script, with a
@@ -78,14 +82,13 @@ func NewLoader(ctx context.Context, l *Loader) (*Loader, error) {
 	default:
 		return nil, fmt.Errorf("%s is not a pack of a runtime plaios knows (no agent-os.package.yaml, no manifest.json declaring extensions and no dependency on @framers/agentos, no openclaw.plugin.json and no pi field in package.json)", l.Pack.Dir)
 	}
-	mode := sandbox.Off
-	if l.Offline {
-		mode = sandbox.Auto
+	if l.Getenv == nil {
+		l.Getenv = os.Getenv
 	}
-	sb, err := sandbox.New(ctx, sandbox.Config{Mode: mode, Node: l.Node})
+	sb, err := sandbox.New(ctx, sandbox.Config{Mode: l.Sandbox, Node: l.Node})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
-			return nil, fmt.Errorf("%w; without --offline the tools run with the network and no namespace is needed", err)
+			return nil, fmt.Errorf("plaios cannot contain the pack's code: %w; enable user namespaces, or pass --sandbox off to run it uncontained", err)
 		}
 		return nil, err
 	}
@@ -103,7 +106,11 @@ func (l *Loader) writeProject() error {
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 		return err
 	}
-	if err := os.Symlink(l.Pack.Dir, link); err != nil {
+	target := l.Pack.Dir
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	if err := os.Symlink(target, link); err != nil {
 		return err
 	}
 	serve, _ := nodeScripts.ReadFile("node/serve.mjs")
@@ -160,17 +167,91 @@ func (l *Loader) harnessInput() ([]byte, error) {
 }
 
 func (l *Loader) getenv(k string) string {
-	env := l.Env
-	if env == nil {
+	if l.Getenv == nil {
 		return os.Getenv(k)
 	}
-	v := ""
-	for _, kv := range env {
-		if strings.HasPrefix(kv, k+"=") {
-			v = kv[len(k)+1:]
+	return l.Getenv(k)
+}
+
+// childEnv is the children's whole environment: the variables the pack's declared secrets
+// and configuration name (those that are set), PATH with node's folder first, LANG and TZ.
+func (l *Loader) childEnv() []string {
+	path := l.getenv("PATH")
+	if n := l.sb.Node(); n != "" {
+		path = filepath.Dir(n) + string(os.PathListSeparator) + path
+	}
+	env := []string{"PATH=" + path}
+	for _, k := range []string{"LANG", "TZ"} {
+		if v := l.getenv(k); v != "" {
+			env = append(env, k+"="+v)
 		}
 	}
-	return v
+	if l.Serve {
+		for _, k := range l.EnvNames() {
+			if v := l.getenv(k); v != "" {
+				env = append(env, k+"="+v)
+			}
+		}
+	}
+	return env
+}
+
+// mounts is what a child sees besides the system: its project (the harness, the serve script
+// and the link to the pack), the pack's folder, and the node_modules above it that node
+// resolves the pack's imports from, with the folders their links lead to (a workspace's
+// other packages). Nothing else of the host.
+func (l *Loader) mounts() []sandbox.Mount {
+	packDir := l.Pack.Dir
+	if real, err := filepath.EvalSymlinks(packDir); err == nil {
+		packDir = real
+	}
+	ms := []sandbox.Mount{{Path: l.project}, {Path: packDir}}
+	seen := map[string]bool{packDir: true}
+	add := func(p string) {
+		if real, err := filepath.EvalSymlinks(p); err == nil && !seen[real] && !within(real, packDir) {
+			seen[real] = true
+			ms = append(ms, sandbox.Mount{Path: real})
+		}
+	}
+	for dir := packDir; ; dir = filepath.Dir(dir) {
+		nm := filepath.Join(dir, "node_modules")
+		if st, err := os.Stat(nm); err == nil && st.IsDir() {
+			add(nm)
+			for _, link := range linksIn(nm) {
+				add(link)
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return ms
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// linksIn lists the symbolic links directly in a node_modules folder and in its @scope
+// folders (where npm and pnpm link a workspace's packages).
+func linksIn(nm string) []string {
+	var out []string
+	entries, _ := os.ReadDir(nm)
+	for _, e := range entries {
+		p := filepath.Join(nm, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			out = append(out, p)
+		case e.IsDir() && strings.HasPrefix(e.Name(), "@"):
+			scoped, _ := os.ReadDir(p)
+			for _, se := range scoped {
+				if se.Type()&os.ModeSymlink != 0 {
+					out = append(out, filepath.Join(p, se.Name()))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // secretEnv maps every AgentOS secret id the manifest declares with an envVar, then the
@@ -296,7 +377,7 @@ func (l *Loader) Close() {
 
 // Child is one running bridge child.
 type Child struct {
-	cmd     *exec.Cmd
+	sc      *sandbox.Child
 	req     *os.File
 	out     *tailBuffer
 	mu      sync.Mutex
@@ -309,6 +390,8 @@ type Child struct {
 	netMu   sync.Mutex
 	tried   []sandbox.Attempt
 	secret  func(string)
+	exited  chan struct{} // closed once the child's init has ended and status is set
+	status  sandbox.ExitStatus
 }
 
 // Reply is what a tool call gave back.
@@ -325,7 +408,9 @@ var ErrChildExited = errors.New("the tools' node process exited")
 
 // Start starts a child and waits until the pack has loaded in it. The result lists the
 // pack's tools; a pack that fails to load, or reaches for the network while loading, is a
-// *LoadError.
+// *LoadError. For plaios mcp serve without --offline the pack first loads in a child without
+// the network, which decides (a pack that reaches for it does not start), and then in the
+// child that serves, which gets the network once loaded.
 func (l *Loader) Start(ctx context.Context) (*Child, *guard.HarnessResult, error) {
 	if l.input == nil {
 		in, err := l.harnessInput()
@@ -334,56 +419,66 @@ func (l *Loader) Start(ctx context.Context) (*Child, *guard.HarnessResult, error
 		}
 		l.input = in
 	}
-	evR, evW, err := os.Pipe()
-	if err != nil {
-		return nil, nil, err
+	network := l.Serve && !l.Offline
+	if network && !l.checked {
+		c, _, err := l.start(ctx, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.Close()
+		l.checked = true
+	}
+	return l.start(ctx, network)
+}
+
+// start starts one child, with the network (once loaded) or without.
+func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.HarnessResult, error) {
+	input := l.input
+	if !network {
+		input = l.offlineInput()
 	}
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
-		evR.Close()
-		evW.Close()
 		return nil, nil, err
 	}
-	cmd, cleanup, err := l.sb.Command(sandbox.Spec{
+	sc, err := l.sb.Command(sandbox.Spec{
 		Hooks:      true,
 		Args:       []string{serveFile},
 		Dir:        l.project,
-		Env:        l.Env,
+		Env:        l.childEnv(),
 		Shims:      l.Pack.Runtime() == pack.OpenClaw,
-		Releasable: l.Serve && !l.Offline,
+		Releasable: network,
+		Network:    network,
+		Mounts:     l.mounts(),
+		Files:      []*os.File{reqR},
 	})
 	if err != nil {
-		evR.Close()
-		evW.Close()
 		reqR.Close()
 		reqW.Close()
 		return nil, nil, err
 	}
-	defer cleanup()
-	c := &Child{cmd: cmd, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log, redact: l.Redact}, pending: map[uint64]chan *Reply{},
-		done: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret}
-	cmd.Stdin = nil
-	cmd.Stdout = c.out
-	cmd.Stderr = c.out
-	cmd.ExtraFiles = []*os.File{evW, reqR}
-	if err := cmd.Start(); err != nil {
-		evR.Close()
-		evW.Close()
+	c := &Child{sc: sc, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log, redact: l.Redact}, pending: map[uint64]chan *Reply{},
+		done: make(chan struct{}), exited: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret}
+	sc.Cmd.Stdin = nil
+	sc.Cmd.Stdout = c.out
+	sc.Cmd.Stderr = c.out
+	if err := sc.Start(); err != nil {
+		sc.Close()
 		reqR.Close()
 		reqW.Close()
 		return nil, nil, fmt.Errorf("start node: %w", err)
 	}
-	evW.Close()
 	reqR.Close()
-	go c.read(evR)
+	go c.read(sc.Events)
 	go func() {
-		_ = cmd.Wait()
-		sandbox.Kill(cmd) // whatever it left in its process group goes with it
+		c.status = sc.Wait()
+		sc.Close()
+		close(c.exited)
 	}()
-	if _, err := reqW.Write(append(l.input, '\n')); err != nil {
+	if _, err := reqW.Write(append(input, '\n')); err != nil {
 		c.Kill()
 		<-c.done
-		return nil, nil, &LoadError{Reason: "node exited before the pack loaded: " + lastLines(c.out.String())}
+		return nil, nil, &LoadError{Reason: c.endReason("node exited before the pack loaded")}
 	}
 	timer := time.NewTimer(l.Timeout)
 	defer timer.Stop()
@@ -394,7 +489,7 @@ func (l *Loader) Start(ctx context.Context) (*Child, *guard.HarnessResult, error
 		select {
 		case res = <-c.loaded:
 		default:
-			return nil, nil, &LoadError{Reason: "node exited before the pack loaded: " + lastLines(c.out.String())}
+			return nil, nil, &LoadError{Reason: c.endReason("node exited before the pack loaded")}
 		}
 	case <-timer.C:
 		c.Kill()
@@ -405,13 +500,49 @@ func (l *Loader) Start(ctx context.Context) (*Child, *guard.HarnessResult, error
 	}
 	if tried := c.attempts(); len(tried) > 0 {
 		c.Kill()
-		return nil, nil, &LoadError{Reason: "reached for the network while loading or constructing: " + tried[0].String()}
+		what := "reached for the network"
+		if tried[0].What == "unix socket" {
+			what = "opened a unix socket"
+		}
+		return nil, nil, &LoadError{Reason: what + " while loading or constructing: " + tried[0].String()}
 	}
 	if !res.OK {
 		c.Kill()
 		return nil, nil, &LoadError{Reason: res.Reason}
 	}
 	return c, res, nil
+}
+
+// offlineInput is the harness input of a child without the network.
+func (l *Loader) offlineInput() []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(l.input, &m) != nil {
+		return l.input
+	}
+	delete(m, "allowNetwork")
+	data, err := json.Marshal(m)
+	if err != nil {
+		return l.input
+	}
+	return data
+}
+
+// endReason says why a child ended: a limit it passed, else what it printed last.
+func (c *Child) endReason(prefix string) string {
+	select {
+	case <-c.exited:
+	case <-time.After(5 * time.Second):
+	}
+	if c.sc != nil {
+		st := c.status
+		switch {
+		case st.Memory:
+			return fmt.Sprintf("used more than %s while loading", sandbox.Bytes(sandbox.DefaultMemory))
+		case st.Processes:
+			return fmt.Sprintf("started more than %d processes while loading", sandbox.DefaultProcesses)
+		}
+	}
+	return prefix + ": " + lastLines(c.out.String())
 }
 
 func (c *Child) attempts() []sandbox.Attempt {
@@ -434,48 +565,57 @@ type event struct {
 	Message string          `json:"message"`
 }
 
-// read turns the child's events into replies until the descriptor closes, then fails every
-// call still waiting.
+// read turns the child's events into replies until the pipe closes, then fails every call
+// still waiting. Replies, the result and secrets count only from the child's trusted writer
+// (the serve script, through the sandbox's key); network attempts from anyone.
 func (c *Child) read(r *os.File) {
 	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
 	crash := ""
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 1 {
-			var ev event
-			if json.Unmarshal(line, &ev) == nil {
-				switch ev.Type {
-				case "reply":
-					c.mu.Lock()
-					ch := c.pending[ev.ID]
-					delete(c.pending, ev.ID)
-					c.mu.Unlock()
-					if ch != nil {
-						ch <- &Reply{OK: ev.OK, Output: ev.Output, Content: ev.Content, Error: ev.Error, Micros: ev.Micros}
-					}
-				case "result":
-					var res guard.HarnessResult
-					if json.Unmarshal(line, &res) == nil {
-						c.loaded <- &res
-					}
-				case "network":
-					c.netMu.Lock()
-					c.tried = append(c.tried, sandbox.Attempt{What: ev.What, Target: ev.Target})
-					c.netMu.Unlock()
-				case "secret":
-					if c.secret != nil && ev.Env != "" {
-						c.secret(ev.Env)
-					}
-				case "crash":
-					crash = ev.Message
+	sandbox.ReadLines(r, 64<<20, func(line []byte) {
+		pe, ok := c.sc.ParseEvent(line)
+		if !ok {
+			return
+		}
+		if pe.Attempt != nil {
+			c.netMu.Lock()
+			if len(c.tried) < 64 {
+				c.tried = append(c.tried, *pe.Attempt)
+			}
+			c.netMu.Unlock()
+			return
+		}
+		if !pe.Trusted {
+			return
+		}
+		var ev event
+		if json.Unmarshal(pe.Raw, &ev) != nil {
+			return
+		}
+		switch ev.Type {
+		case "reply":
+			c.mu.Lock()
+			ch := c.pending[ev.ID]
+			delete(c.pending, ev.ID)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- &Reply{OK: ev.OK, Output: ev.Output, Content: ev.Content, Error: ev.Error, Micros: ev.Micros}
+			}
+		case "result":
+			var res guard.HarnessResult
+			if json.Unmarshal(pe.Raw, &res) == nil {
+				select {
+				case c.loaded <- &res:
+				default: // one result per child
 				}
 			}
+		case "secret":
+			if c.secret != nil && ev.Env != "" {
+				c.secret(ev.Env)
+			}
+		case "crash":
+			crash = ev.Message
 		}
-		if err != nil {
-			break
-		}
-	}
+	})
 	reason := "it printed nothing"
 	if crash != "" {
 		reason = "uncaught " + crash
@@ -554,9 +694,9 @@ func (c *Child) forget(id uint64) {
 	c.mu.Unlock()
 }
 
-// Kill stops the child and everything in its process group.
+// Kill stops the child and everything it started.
 func (c *Child) Kill() {
-	sandbox.Kill(c.cmd)
+	c.sc.Kill()
 	c.mu.Lock()
 	_ = c.req.Close()
 	c.mu.Unlock()
@@ -572,7 +712,7 @@ func (c *Child) Close() {
 	case <-c.done:
 	case <-time.After(2 * time.Second):
 	}
-	sandbox.Kill(c.cmd)
+	c.sc.Kill()
 	<-c.done
 }
 

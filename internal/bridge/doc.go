@@ -9,13 +9,16 @@
 // was), OpenClaw's openclaw.plugin.json (as `openclaw plugins build` would), and the
 // package.json fields of a Pi package (changing only those bytes).
 //
-// # The network
+// # Containment and the network
 //
-// A pack loads (import, factory, constructors, registration) with the network refused by the
-// sandbox hooks, as guard proves it can; a pack that reaches for it then fails to start. Its
-// tools then run with the network, since tools such as web search exist to use it: the hooks
-// lift their refusal once loading is over (sandbox.Spec.Releasable). Offline keeps it refused
-// while the tools run too, in a network namespace of their own when the machine allows one.
+// Every child runs in internal/sandbox: user, PID and mount namespaces, no capability, a new
+// root showing the pack's folder and the node_modules above it and nothing else of the host,
+// an environment holding only the variables the pack's declared secrets and configuration name.
+// For plaios mcp serve without Offline the pack first loads in a child with no network at all,
+// which decides (a pack that reaches for it, or for a unix socket, while loading does not
+// start); the child that then serves loads it again with the host's network, refused by the
+// hooks until loading is over (sandbox.Spec.Releasable), since tools such as web search exist
+// to use it. With Offline the serving child has no network at all.
 //
 // # Secrets
 //

@@ -51,7 +51,9 @@ func TestRealPublishedPack(t *testing.T) {
 		{"op": "call", "name": "web_search", "args": map[string]any{"query": "x", "maxResults": "0", "provider": "bing"}},
 		{"op": "call", "name": "web_search", "args": map[string]any{"query": 42, "provider": "searxng", "maxResults": "2"}},
 	}
-	rep := runClient(t, dir, map[string]string{"SEARXNG_URL": searx.URL}, steps)
+	// The pack reads SEARXNG_URL, which its manifest does not declare: the child gets only
+	// declared variables, so it is passed as a secret of its own (--secret searxng.url=SEARXNG_URL).
+	rep := runClient(t, dir, map[string]string{"SEARXNG_URL": searx.URL, "PLAIOS_BRIDGE_TEST_SECRET": "searxng.url=SEARXNG_URL"}, steps)
 	var list struct {
 		Tools []struct {
 			Name        string         `json:"name"`
@@ -92,7 +94,7 @@ func TestRealPublishedPack(t *testing.T) {
 	}
 
 	// Offline: the tool's fetch is refused, and says so as its own failure.
-	rep = runClient(t, dir, map[string]string{"SEARXNG_URL": searx.URL, "PLAIOS_BRIDGE_TEST_OFFLINE": "1"}, steps[2:])
+	rep = runClient(t, dir, map[string]string{"SEARXNG_URL": searx.URL, "PLAIOS_BRIDGE_TEST_SECRET": "searxng.url=SEARXNG_URL", "PLAIOS_BRIDGE_TEST_OFFLINE": "1"}, steps[2:])
 	r = callResult{}
 	_ = json.Unmarshal(rep.Steps[0].Result, &r)
 	if !r.IsError || !strings.Contains(r.text(), "fetch failed") {

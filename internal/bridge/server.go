@@ -3,16 +3,19 @@ package bridge
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,17 +27,18 @@ import (
 // Server is `plaios mcp serve`: an MCP server whose tools are a pack's, run in a long-lived
 // bridge child that is started again when it dies.
 type Server struct {
-	loader  *Loader
-	rt      pack.Runtime
-	tools   []*serverTool
-	byName  map[string]*serverTool
-	mcp     *mcp.Server
-	notes   []string
-	redact  *redactor
-	getenv  func(string) string
-	mu      sync.Mutex
-	child   *Child
-	closing bool
+	loader      *Loader
+	rt          pack.Runtime
+	tools       []*serverTool
+	byName      map[string]*serverTool
+	mcp         *mcp.Server
+	notes       []string
+	redact      *redactor
+	getenv      func(string) string
+	mu          sync.Mutex
+	child       *Child
+	closing     bool
+	callTimeout time.Duration
 }
 
 type serverTool struct {
@@ -59,6 +63,9 @@ type ServerOptions struct {
 	Getenv func(string) string
 	// Log, when set, receives the MCP library's log (verbose).
 	Log io.Writer
+	// CallTimeout ends a tool call that has not answered in time (default 60s): the client
+	// gets an error and the pack's child is started again.
+	CallTimeout time.Duration
 }
 
 // NewServer loads the pack in its first child and prepares every tool: names checked (MCP's
@@ -70,7 +77,10 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	s := &Server{loader: l, rt: l.Pack.Runtime(), byName: map[string]*serverTool{}, redact: &redactor{}, getenv: getenv}
+	s := &Server{loader: l, rt: l.Pack.Runtime(), byName: map[string]*serverTool{}, redact: &redactor{}, getenv: getenv, callTimeout: opts.CallTimeout}
+	if s.callTimeout <= 0 {
+		s.callTimeout = 60 * time.Second
+	}
 	l.Serve = true
 	l.OnSecret = func(env string) { s.redact.add(getenv(env)) }
 	l.Redact = s.redact.text
@@ -90,6 +100,11 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		s.notes = append(s.notes, fmt.Sprintf("tool %s is left out: its secret %s is not set (set %s)", sk.Tool, strings.Join(sk.Secrets, ", "), strings.Join(sk.Env, ", ")))
 	}
 	tools := toolsOf(res)
+	// Every string that goes out is redacted, the tools' names, descriptions and schemas too.
+	for i := range tools {
+		t := &tools[i]
+		t.Name, t.Title, t.Description = s.redact.text(t.Name), s.redact.text(t.Title), s.redact.text(t.Description)
+	}
 	if err := CheckNames(tools); err != nil {
 		child.Close()
 		return nil, &LoadError{Reason: err.Error()}
@@ -98,7 +113,7 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 	impl := &mcp.Implementation{Name: l.Pack.Name(), Title: l.Pack.Name() + " (plaios mcp serve)", Version: l.Pack.Pack.Version()}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if opts.Log != nil {
-		logger = slog.New(slog.NewTextHandler(opts.Log, nil))
+		logger = slog.New(slog.NewTextHandler(redactWriter{opts.Log, s.redact}, nil))
 	}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{Logger: logger})
 	for _, t := range tools {
@@ -128,9 +143,9 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 				}
 			}
 		}
-		mt := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: advertised}
+		mt := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: s.redact.json(advertised)}
 		if outSchema != nil {
-			mt.OutputSchema = outSchema
+			mt.OutputSchema = s.redact.json(t.OutputSchema)
 		}
 		if t.ReadOnly != nil {
 			mt.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: *t.ReadOnly}
@@ -147,6 +162,9 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		})
 	}
 	s.child = child
+	for i, n := range s.notes {
+		s.notes[i] = s.redact.text(n)
+	}
 	return s, nil
 }
 
@@ -233,6 +251,21 @@ func (s *Server) current(ctx context.Context) (*Child, error) {
 	return c, nil
 }
 
+// restart ends a child that stopped answering and starts the next one at once, so that the
+// next call finds the pack loaded.
+func (s *Server) restart(c *Child) {
+	s.mu.Lock()
+	if s.child == c {
+		s.child = nil
+	}
+	s.mu.Unlock()
+	c.Kill()
+	go func() {
+		<-c.Done()
+		_, _ = s.current(context.Background())
+	}()
+}
+
 func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
 }
@@ -277,10 +310,16 @@ func (s *Server) run(ctx context.Context, t *serverTool, raw json.RawMessage) (*
 		}
 		return toolError(err.Error()), nil
 	}
-	r, err := c.Call(ctx, t.Name, data)
+	callCtx, cancel := context.WithTimeout(ctx, s.callTimeout)
+	defer cancel()
+	r, err := c.Call(callCtx, t.Name, data)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if callCtx.Err() != nil {
+			s.restart(c)
+			return toolError(fmt.Sprintf("tool '%s' did not answer within %s (--call-timeout); plaios ended it and started the pack again", t.Name, s.callTimeout)), nil
 		}
 		if errors.Is(err, ErrChildExited) {
 			return toolError(fmt.Sprintf("tool '%s' failed: %v; plaios starts the pack again for the next call", t.Name, err)), nil
@@ -440,10 +479,13 @@ func jsonText(v *jsonpos.Value) []byte {
 	return data
 }
 
-// redactor replaces secret values in what goes back to the client.
+// redactor replaces secret values in what goes back to the client: each value, its base64
+// (standard and URL alphabets, at any alignment inside a longer encoding), its hex and its
+// URL-encoded forms, alone or split across consecutive strings of one result.
 type redactor struct {
 	mu     sync.RWMutex
 	values []string
+	forms  []string // every form to look for, longest first
 }
 
 // Redacted stands for a secret's value.
@@ -462,15 +504,50 @@ func (r *redactor) add(v string) {
 		}
 	}
 	r.values = append(r.values, v)
-	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
+	seen := map[string]bool{}
+	for _, f := range r.forms {
+		seen[f] = true
+	}
+	for _, f := range encodedForms(v) {
+		if !seen[f] {
+			seen[f] = true
+			r.forms = append(r.forms, f)
+		}
+	}
+	sort.SliceStable(r.forms, func(i, j int) bool { return len(r.forms[i]) > len(r.forms[j]) })
+}
+
+// encodedForms lists a secret and the forms it takes when encoded: base64 (whole, and the
+// part that does not depend on the bytes around it at each of the three alignments inside a
+// longer encoding), hex in both cases, and URL encoding.
+func encodedForms(v string) []string {
+	out := []string{v}
+	b := []byte(v)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		raw := enc.WithPadding(base64.NoPadding)
+		out = append(out, enc.EncodeToString(b), raw.EncodeToString(b))
+		for k := 0; k < 3; k++ {
+			e := raw.EncodeToString(append(make([]byte, k), b...))
+			start := 0
+			if k > 0 {
+				start = 4
+			}
+			end := ((k + len(b)) / 3) * 4
+			if end-start >= 8 {
+				out = append(out, e[start:end])
+			}
+		}
+	}
+	out = append(out, hex.EncodeToString(b), strings.ToUpper(hex.EncodeToString(b)), url.QueryEscape(v), url.PathEscape(v))
+	return out
 }
 
 func (r *redactor) text(s string) string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, v := range r.values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Redacted)
+	for _, f := range r.forms {
+		if strings.Contains(s, f) {
+			s = strings.ReplaceAll(s, f, Redacted)
 		}
 	}
 	return s
@@ -482,32 +559,221 @@ func (r *redactor) empty() bool {
 	return len(r.values) == 0
 }
 
+// strs redacts strings that go out together: each alone, then a secret split across
+// consecutive ones (the parts it covers are redacted in each).
+func (r *redactor) strs(parts []*string) {
+	for _, p := range parts {
+		*p = r.text(*p)
+	}
+	if len(parts) < 2 {
+		return
+	}
+	var joined strings.Builder
+	offsets := make([]int, len(parts)+1)
+	for i, p := range parts {
+		offsets[i] = joined.Len()
+		joined.WriteString(*p)
+	}
+	offsets[len(parts)] = joined.Len()
+	all := joined.String()
+	type span struct{ a, b int }
+	var spans []span
+	r.mu.RLock()
+	for _, f := range r.forms {
+		for from := 0; ; {
+			i := strings.Index(all[from:], f)
+			if i < 0 {
+				break
+			}
+			a := from + i
+			spans = append(spans, span{a, a + len(f)})
+			from = a + 1
+		}
+	}
+	r.mu.RUnlock()
+	if len(spans) == 0 {
+		return
+	}
+	for i, p := range parts {
+		lo, hi := offsets[i], offsets[i+1]
+		text := *p
+		covered := make([]bool, len(text))
+		any := false
+		for _, sp := range spans {
+			for j := max(sp.a, lo); j < min(sp.b, hi); j++ {
+				covered[j-lo] = true
+				any = true
+			}
+		}
+		if !any {
+			continue
+		}
+		var b strings.Builder
+		for j := 0; j < len(text); {
+			if !covered[j] {
+				b.WriteByte(text[j])
+				j++
+				continue
+			}
+			for j < len(text) && covered[j] {
+				j++
+			}
+			b.WriteString(Redacted)
+		}
+		*p = b.String()
+	}
+}
+
 func (r *redactor) result(res *mcp.CallToolResult) {
 	if res == nil || r.empty() {
 		return
 	}
+	var parts []*string
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
-			tc.Text = r.text(tc.Text)
+			tc.Text = r.jsonText(tc.Text)
+			parts = append(parts, &tc.Text)
+		}
+	}
+	var sets []func()
+	var collect func(v any, set func(any))
+	collect = func(v any, set func(any)) {
+		switch x := v.(type) {
+		case string:
+			p := new(string)
+			*p = x
+			parts = append(parts, p)
+			sets = append(sets, func() { set(*p) })
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				collect(x[k], func(nv any) { x[k] = nv })
+			}
+		case []any:
+			for i := range x {
+				collect(x[i], func(nv any) { x[i] = nv })
+			}
 		}
 	}
 	if res.StructuredContent != nil {
-		res.StructuredContent = r.value(res.StructuredContent)
+		collect(res.StructuredContent, func(nv any) { res.StructuredContent = nv })
+	}
+	r.strs(parts)
+	for _, set := range sets {
+		set()
 	}
 }
 
-func (r *redactor) value(v any) any {
-	switch x := v.(type) {
-	case string:
-		return r.text(x)
-	case map[string]any:
-		for k, it := range x {
-			x[k] = r.value(it)
-		}
-	case []any:
-		for i, it := range x {
-			x[i] = r.value(it)
-		}
+// jsonText redacts a text that is a JSON document (a tool's output as text) string by string,
+// values in document order, so that a secret split across consecutive fields is found; the
+// text keeps its layout. Any other text is returned as it is.
+func (r *redactor) jsonText(s string) string {
+	t := strings.TrimSpace(s)
+	if r.empty() || t == "" || (t[0] != '{' && t[0] != '[') {
+		return s
 	}
-	return v
+	dec := json.NewDecoder(strings.NewReader(s))
+	type lit struct {
+		start, end int
+		value      string
+	}
+	var lits []lit
+	// Whether the next string of each open container is an object's key.
+	var objects []bool
+	expectKey := false
+	prev := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		end := int(dec.InputOffset())
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				objects = append(objects, true)
+				expectKey = true
+			case '[':
+				objects = append(objects, false)
+				expectKey = false
+			default:
+				objects = objects[:len(objects)-1]
+				expectKey = len(objects) > 0 && objects[len(objects)-1]
+			}
+		case string:
+			if len(objects) > 0 && objects[len(objects)-1] && expectKey {
+				expectKey = false
+			} else {
+				if start := strings.IndexByte(s[prev:end], '"'); start >= 0 {
+					lits = append(lits, lit{prev + start, end, v})
+				}
+				expectKey = len(objects) > 0 && objects[len(objects)-1]
+			}
+		default:
+			expectKey = len(objects) > 0 && objects[len(objects)-1]
+		}
+		prev = end
+	}
+	if len(lits) == 0 {
+		return s
+	}
+	parts := make([]*string, len(lits))
+	for i := range lits {
+		v := lits[i].value
+		parts[i] = &v
+	}
+	r.strs(parts)
+	var b strings.Builder
+	at := 0
+	for i, l := range lits {
+		if *parts[i] == l.value {
+			continue
+		}
+		enc, _ := json.Marshal(*parts[i])
+		b.WriteString(s[at:l.start])
+		b.Write(enc)
+		at = l.end
+	}
+	if at == 0 {
+		return s
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// json redacts the strings inside a JSON document (a tool's schema), leaving it as it is
+// when it holds no secret.
+func (r *redactor) json(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || r.empty() || r.text(string(raw)) == string(raw) {
+		return raw
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return json.RawMessage(r.text(string(raw)))
+	}
+	res := &mcp.CallToolResult{StructuredContent: v}
+	r.result(res)
+	out, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// redactWriter redacts what it passes on (the verbose log).
+type redactWriter struct {
+	w io.Writer
+	r *redactor
+}
+
+func (rw redactWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(rw.w, rw.r.text(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -446,11 +446,14 @@ func runSecretShipped(p *Pass) {
 		return
 	}
 	for _, f := range list.Files() {
-		data, err := fs.ReadFile(p.WS.FS, p.Pack.File(f))
+		file, err := p.WS.FS.Open(p.Pack.File(f))
 		if err != nil {
 			continue
 		}
-		if reason, found := secretscan.Scan(f, data); found {
+		// Streamed: a shipped file of any size costs a bounded amount of memory.
+		reason, found, err := secretscan.ScanReader(f, file)
+		file.Close()
+		if err == nil && found {
 			p.Report(p.Pack.File(f), 1, 1, fmt.Sprintf("%s would be published: it looks like %s", f, reason), "leave it out of the package (\"files\" or .npmignore) and rotate the secret")
 		}
 	}

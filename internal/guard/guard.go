@@ -49,6 +49,9 @@ type Options struct {
 	Jobs    int           // parallel packs and imports (default: CPUs)
 	Out     string        // keep tarballs and guard-report.json here ("" : a temporary folder)
 	Timeout time.Duration // per package import (default 60s)
+	// Memory bounds what each sandboxed child may use, all its processes together (default
+	// sandbox.DefaultMemory, 2 GiB).
+	Memory int64
 
 	Registry    string       // where dependencies install from, and where "already published" is read
 	Sandbox     sandbox.Mode // auto, netns or off
@@ -273,7 +276,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	sb, err := sandbox.New(ctx, sandbox.Config{Mode: g.opts.Sandbox, Node: g.opts.Node})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
-			return nil, exit.Envf("guard cannot refuse the network to the packages it loads: %w; run it as root, enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces), or pass --sandbox off to accept a weaker check", err)
+			return nil, exit.Envf("guard cannot contain the packages it runs: %w; enable user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces, or a container allowed to make them), or pass --sandbox off to accept a weaker check", err)
 		}
 		return nil, exit.EnvErr(err)
 	}
@@ -285,6 +288,12 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 		return nil, exit.EnvErr(fmt.Errorf("make a temporary folder: %w", err))
 	}
 	g.tmp = tmp
+	// The sandboxed children reach their folders in it through this one (when the temporary
+	// folder lies inside the workspace, through the workspace's read-only view): it must let
+	// the unprivileged user they run as pass.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, exit.EnvErr(err)
+	}
 
 	results := make([]*Result, len(cands))
 	for i, c := range cands {

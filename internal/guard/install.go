@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/plaios/plaios/internal/jsonpos"
+	npmrc_ "github.com/plaios/plaios/internal/npm/npmrc"
 	"github.com/plaios/plaios/internal/sandbox"
 )
 
@@ -198,12 +199,16 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
 		return err
 	}
-	// The workspace's own .npmrc (scoped registries, credentials) applies to its dependencies.
+	// The workspace's own .npmrc (scoped registries, credentials) applies to its dependencies:
+	// npm's install, which runs no script, is the one step that gets it, expanded, since its
+	// environment holds no token; it is gone before any package code runs.
+	npmrc := filepath.Join(dir, ".npmrc")
 	if data, err := os.ReadFile(filepath.Join(g.ws.Root, ".npmrc")); err == nil {
-		if err := os.WriteFile(filepath.Join(dir, ".npmrc"), data, 0o600); err != nil {
+		if err := os.WriteFile(npmrc, []byte(npmrc_.ExpandEnv(string(data), g.opts.Getenv)), 0o600); err != nil {
 			return err
 		}
 	}
+	defer os.Remove(npmrc)
 	if err := os.WriteFile(filepath.Join(dir, harnessFile), sandbox.Harness(), 0o644); err != nil {
 		return err
 	}
@@ -213,9 +218,22 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		args = append(args, "--registry", g.opts.Registry)
 		env = append(env, "npm_config_registry="+g.opts.Registry)
 	}
-	if _, err := g.runTool(ctx, dir, g.opts.NPM, args, env); err != nil {
+	cache := filepath.Join(g.tmp, "npm-cache")
+	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return err
 	}
+	mounts := []sandbox.Mount{{Path: dir, Write: true}, {Path: cache, Write: true}}
+	for _, r := range members {
+		mounts = append(mounts, sandbox.Mount{Path: r.tarballPath})
+	}
+	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
+	// The network only when something comes from the registry (a tarball's dependencies,
+	// peers): members that depend on nothing else install offline.
+	network := needsRegistry(manifest, members)
+	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
+		return err
+	}
+	os.Remove(npmrc)
 	g.linkHosts(dir, members)
 	var rebuild []string
 	seen := map[string]bool{}
@@ -232,11 +250,46 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	if len(rebuild) > 0 {
 		sort.Strings(rebuild)
 		args := append([]string{"rebuild", "--ignore-scripts=false", "--foreground-scripts=false", "--loglevel=error"}, rebuild...)
-		if _, err := g.runTool(ctx, dir, g.opts.NPM, args, env); err != nil {
+		// The install scripts are the dependencies' code: no network, only the project to write.
+		if _, err := g.runContained(ctx, "running the install scripts of "+strings.Join(rebuild, ", "), dir, g.opts.NPM, args,
+			sandbox.Spec{Env: g.toolChildEnv(env...), Mounts: []sandbox.Mount{{Path: dir, Write: true}, {Path: g.ws.Root}}}); err != nil {
 			return fmt.Errorf("npm rebuild %s (installScripts in %s) failed: %v", strings.Join(rebuild, " "), "scripts/package-roles.json", err)
 		}
 	}
 	return nil
+}
+
+// needsRegistry reports whether installing the project fetches anything: a dependency of the
+// project manifest that is not one of the candidates' tarballs, or a dependency of a candidate
+// that is not another candidate (peers are never installed: --legacy-peer-deps).
+func needsRegistry(manifest []byte, members []*Result) bool {
+	var pj struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if json.Unmarshal(manifest, &pj) != nil {
+		return true
+	}
+	for _, spec := range pj.Dependencies {
+		if !strings.HasPrefix(spec, "file:") {
+			return true
+		}
+	}
+	names := map[string]bool{}
+	for _, r := range members {
+		names[r.Name] = true
+	}
+	for _, r := range members {
+		for _, field := range []string{"dependencies", "optionalDependencies"} {
+			if deps := r.packed.pkg.Get(field); deps != nil && deps.Kind == jsonpos.Object {
+				for _, m := range deps.Members {
+					if !names[m.Key] {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // linkHosts links into the project's node_modules the host packages the members name that the

@@ -170,7 +170,7 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		return
 	}
 	inputPath := filepath.Join(g.tmp, "inputs", fmt.Sprintf("%d.json", i))
-	if err := os.WriteFile(inputPath, data, 0o600); err != nil {
+	if err := os.WriteFile(inputPath, data, 0o644); err != nil {
 		r.fail("cannot prepare the check: %v", err)
 		return
 	}
@@ -179,9 +179,12 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		Hooks:   true,
 		Args:    []string{harnessFile, inputPath},
 		Dir:     project,
-		Env:     childEnv(g.opts.Getenv),
+		Env:     childEnv(g.opts.Getenv, g.opts.Node),
 		Timeout: g.opts.Timeout,
 		Shims:   r.Check == checkOpenClaw,
+		// The project read-only, the workspace for the host runtimes linked from it, the input.
+		Mounts: []sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}},
+		Memory: g.opts.Memory,
 	})
 	if err != nil {
 		r.fail("cannot start node: %v", err)
@@ -194,6 +197,7 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		return
 	}
 	var result *harnessResult
+	results := 0
 	stage := ""
 	for _, ev := range res.Events {
 		var head struct {
@@ -207,14 +211,30 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		case "stage":
 			stage = head.Stage
 		case "result":
+			// Only the harness can write these (the sandbox keeps events without its key), and
+			// it writes one: anything else is not a result.
+			results++
 			var hr harnessResult
-			if json.Unmarshal(ev, &hr) == nil {
+			if json.Unmarshal(ev, &hr) == nil && hr.Type == "result" && results == 1 {
 				result = &hr
 			}
 		}
 	}
+	if results > 1 {
+		r.fail("the check reported %d results instead of one; the package interfered with it", results)
+		return
+	}
+	if limit := res.LimitReason(); limit != "" {
+		r.fail("%s while %s", limit, describeStage(stage, r.Check))
+		return
+	}
 	if len(res.Attempts) > 0 {
-		r.fail("reached for the network while loading or constructing: %s", res.Attempts[0])
+		a := res.Attempts[0]
+		if a.What == "unix socket" {
+			r.fail("opened a unix socket while loading or constructing: %s", a)
+		} else {
+			r.fail("reached for the network while loading or constructing: %s", a)
+		}
 	}
 	switch {
 	case res.TimedOut:
@@ -274,11 +294,16 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " ")
 }
 
-// childEnv is the environment a loaded package sees: enough to run node, nothing else. The
-// user's secrets and tokens stay out, so the pack constructs with the inert inputs only.
-func childEnv(getenv func(string) string) []string {
-	env := []string{"NODE_ENV=production", "TZ=UTC"}
-	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"} {
+// childEnv is the environment a loaded package sees: enough to run node, nothing else (the
+// sandbox adds a private HOME and TMPDIR). The user's secrets and tokens stay out, so the
+// pack constructs with the inert inputs only.
+func childEnv(getenv func(string) string, node string) []string {
+	path := getenv("PATH")
+	if node != "" {
+		path = filepath.Dir(node) + string(os.PathListSeparator) + path
+	}
+	env := []string{"NODE_ENV=production", "TZ=UTC", "PATH=" + path}
+	for _, k := range []string{"LANG", "LC_ALL", "SYSTEMROOT"} {
 		if v := getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/sandbox"
 )
 
 // packAll packs every candidate with the repository's pack tool, in parallel. npm packs several
@@ -84,11 +84,17 @@ type npmPackEntry struct {
 }
 
 func (g *run) npmPack(ctx context.Context, group []*Result) error {
-	args := []string{"pack", "--json", "--pack-destination", g.out}
+	var dirs []string
 	for _, r := range group {
-		args = append(args, filepath.Join(g.ws.Root, filepath.FromSlash(r.Dir)))
+		dirs = append(dirs, filepath.Join(g.ws.Root, filepath.FromSlash(r.Dir)))
 	}
-	stdout, err := g.runTool(ctx, g.ws.Root, g.opts.NPM, args, nil)
+	mounts, dest, cleanup, err := g.packMounts(dirs)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	args := append([]string{"pack", "--json", "--pack-destination", dest}, dirs...)
+	stdout, err := g.runContained(ctx, "packing", g.ws.Root, g.opts.NPM, args, sandbox.Spec{Env: g.toolChildEnv(), Mounts: mounts})
 	if err != nil {
 		return err
 	}
@@ -104,7 +110,7 @@ func (g *run) npmPack(ctx context.Context, group []*Result) error {
 		}
 		r.tarballPath = filepath.Join(g.out, file)
 		r.Tarball = file
-		if _, err := os.Stat(r.tarballPath); err != nil {
+		if err := moveTarball(filepath.Join(dest, file), r.tarballPath); err != nil {
 			if perr != nil {
 				return fmt.Errorf("npm pack wrote no %s (%v)", file, perr)
 			}
@@ -116,13 +122,18 @@ func (g *run) npmPack(ctx context.Context, group []*Result) error {
 
 func (g *run) pnpmPack(ctx context.Context, r *Result) error {
 	dir := filepath.Join(g.ws.Root, filepath.FromSlash(r.Dir))
-	if _, err := g.runTool(ctx, dir, g.opts.PNPM, []string{"pack", "--pack-destination", g.out}, nil); err != nil {
+	mounts, dest, cleanup, err := g.packMounts([]string{dir})
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	if _, err := g.runContained(ctx, "packing", dir, g.opts.PNPM, []string{"pack", "--pack-destination", dest}, sandbox.Spec{Env: g.toolChildEnv(), Mounts: mounts}); err != nil {
 		return err
 	}
 	file := tarballName(r.Name, r.Version)
 	r.tarballPath = filepath.Join(g.out, file)
 	r.Tarball = file
-	if _, err := os.Stat(r.tarballPath); err != nil {
+	if err := moveTarball(filepath.Join(dest, file), r.tarballPath); err != nil {
 		return fmt.Errorf("pnpm pack wrote no %s", file)
 	}
 	return nil
@@ -153,40 +164,12 @@ func parsePackJSON(out []byte) ([]npmPackEntry, error) {
 	return nil, fmt.Errorf("npm pack --json printed no JSON list")
 }
 
-// runTool runs npm or pnpm and returns its stdout; a failure carries the tool's own error
-// lines, shortened.
-func (g *run) runTool(ctx context.Context, dir, tool string, args []string, extraEnv []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, tool, args...)
-	cmd.Dir = dir
-	cmd.Env = append(toolEnv(os.Environ()), extraEnv...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	cmd.WaitDelay = 5e9
-	g.notef("run %s %s (in %s)", filepath.Base(tool), strings.Join(shortArgs(args), " "), g.rel(dir))
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return stdout.Bytes(), fmt.Errorf("%s", toolError(stderr.String(), stdout.String(), err))
-	}
-	return stdout.Bytes(), nil
-}
-
 func shortArgs(args []string) []string {
 	if len(args) <= 8 {
 		return args
 	}
 	out := append([]string(nil), args[:7]...)
 	return append(out, fmt.Sprintf("… (%d more)", len(args)-7))
-}
-
-// toolEnv is the environment npm and pnpm run with: the user's, without update notices,
-// funding and audit requests.
-func toolEnv(env []string) []string {
-	return append(env[:len(env):len(env)],
-		"npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false",
-		"npm_config_progress=false")
 }
 
 // toolError keeps the lines of npm's (or pnpm's) output that say what went wrong.

@@ -1,20 +1,38 @@
-// Package sandbox runs a child process with the network refused, for `plaios guard`. On Linux
-// the child starts in a new network namespace of its own (CLONE_NEWNET as root, through a new
-// user namespace otherwise), where no interface is up, so nothing it does reaches another
-// machine or this one's loopback. Inside it, node children are preloaded with hooks.mjs, which
-// records every attempt to connect (TCP and TLS sockets, DNS, HTTP, fetch, UDP, WebSocket,
-// network clients started as child processes) and refuses it, so that a package that swallows
-// the error is still caught. The embedded node scripts (node/) are the hooks, the faithful
-// copies of OpenClaw's entry helpers they can serve in place of the real SDK, and the guard
-// harness that checks a package's contract. With Mode Off there is no namespace and only the hooks stand guard: a weaker
-// check that callers must say out loud.
+// Package sandbox is the one place that knows how plaios contains a child process that runs
+// a pack's code: `plaios guard` (npm pack with its lifecycle scripts, the install, the import
+// and the factory) and `plaios mcp serve` (the pack's load and its tools) ask it for every
+// such child and never build one themselves.
+//
+// On Linux every child starts under a small init: the plaios binary itself, re-executed
+// (/proc/self/exe, recognised by this package's init function before main runs) inside new
+// user, PID, mount, IPC and UTS namespaces, and a new network namespace unless the child is
+// given the host's network. The user namespace maps the child to an unprivileged id even when
+// plaios runs as root (nobody, 65534), so it holds no capability over anything of the host.
+// The init builds a new root on a tmpfs showing only the system folders (read-only), the
+// folders the caller names (read-only unless writable), a private /tmp and HOME, a few
+// devices and a /proc of the child's own PID namespace, pivots into it, drops every
+// capability (bounding set included), sets no_new_privs and resource limits, starts the
+// program and watches the memory and the number of processes of everything in the namespace,
+// ending them all when a limit is passed. The environment is exactly what the caller gives.
+//
+// Inside, node children can be preloaded with hooks.cjs (through NODE_OPTIONS, so worker
+// threads and child node processes load it too), which records every attempt to reach the
+// network or a unix socket, down to the native bindings, and refuses it, so that a package
+// that swallows the error is still caught. Events reach the parent on a pipe (fd 3); the
+// events that report a result carry a key that only the top process's hooks know, handed to
+// the harness once, so that a pack cannot write a result of its own.
+//
+// With Mode Off there are no namespaces: only the hooks, the filtered environment and the
+// limits stand guard, a weaker check that callers must say out loud. Other systems than Linux
+// have no namespaces at all.
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,53 +42,57 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
 //go:embed node
 var scripts embed.FS
 
-// Mode is how the sandbox refuses the network.
+// Mode is how the sandbox contains its children.
 type Mode string
 
 // The modes of `--sandbox`.
 const (
-	// Auto uses the best isolation the machine allows: a network namespace, entered directly as
-	// root and through a user namespace otherwise. Without one it is an error, as for NetNS.
+	// Auto contains children in namespaces of their own; when the kernel refuses one it is an
+	// error, as for NetNS.
 	Auto Mode = "auto"
-	// NetNS insists on a network namespace.
+	// NetNS is Auto under its historical name: it insists on the namespaces.
 	NetNS Mode = "netns"
-	// Off runs children without a namespace: only the hooks record and refuse connections.
+	// Off runs children without namespaces: only the hooks, the environment and the limits.
 	Off Mode = "off"
 )
 
 // Modes lists the modes as users type them.
 var Modes = []string{string(Auto), string(NetNS), string(Off)}
 
-// ErrUnavailable is returned (wrapped) by New when no network namespace can be made.
-var ErrUnavailable = errors.New("no network namespace can be made")
+// ErrUnavailable is returned (wrapped) by New when the kernel refuses a layer of the
+// containment; the message names the layer.
+var ErrUnavailable = errors.New("the sandbox cannot be made")
+
+// The limits every child gets unless its Spec says otherwise.
+const (
+	DefaultMemory    int64 = 2 << 30 // bytes, summed over every process of the child
+	DefaultProcesses       = 256     // processes alive at once
+)
 
 // Config configures New.
 type Config struct {
 	Mode Mode
-	// Node is the node binary the probe starts (default: node on PATH).
+	// Node is the node binary hooked children run (default: node on PATH).
 	Node string
-	// UserNamespace makes the namespace through a new user namespace even when running as
-	// root (tests use it to exercise the unprivileged path).
-	UserNamespace bool
 }
 
-// Sandbox starts children with the network refused. It owns a temporary folder holding the
-// node scripts; Close removes it.
+// Sandbox starts contained children. It owns a temporary folder holding the node scripts;
+// Close removes it.
 type Sandbox struct {
-	mode   Mode // NetNS or Off
-	userns bool
-	dir    string
-	node   string
+	mode Mode // Auto or Off
+	dir  string
+	node string
 }
 
-// New probes once that a child can be started in a new network namespace (unless the mode
-// is Off) and writes the node scripts to a temporary folder.
+// New checks once that a child can be contained (unless the mode is Off), naming the layer
+// the kernel refuses when it cannot, and writes the node scripts to a temporary folder.
 func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	if cfg.Mode == "" {
 		cfg.Mode = Auto
@@ -82,12 +104,14 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 		}
 		cfg.Node = p
 	}
-	s := &Sandbox{mode: NetNS, node: cfg.Node}
+	if abs, err := filepath.Abs(cfg.Node); err == nil {
+		cfg.Node = abs
+	}
+	s := &Sandbox{mode: Auto, node: cfg.Node}
 	switch cfg.Mode {
 	case Off:
 		s.mode = Off
 	case Auto, NetNS:
-		s.userns = cfg.UserNamespace || os.Geteuid() != 0
 	default:
 		return nil, fmt.Errorf("unknown sandbox mode %q; use one of %s", cfg.Mode, strings.Join(Modes, ", "))
 	}
@@ -100,8 +124,8 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.mode == NetNS {
-		if err := s.probe(ctx); err != nil {
+	if s.mode != Off {
+		if err := probe(ctx, s); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -110,6 +134,9 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 }
 
 func writeScripts(dir string) error {
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return err
+	}
 	return fs.WalkDir(scripts, "node", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -127,48 +154,25 @@ func writeScripts(dir string) error {
 	})
 }
 
-// probe starts `node --version` in a new network namespace.
-func (s *Sandbox) probe(ctx context.Context) error {
-	attr, err := namespaceAttr(s.userns)
-	if err == nil {
-		cmd := exec.CommandContext(ctx, s.node, "--version")
-		cmd.SysProcAttr = attr
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err = cmd.Run(); err != nil && out.Len() > 0 {
-			err = fmt.Errorf("%v: %s", err, strings.TrimSpace(out.String()))
-		}
-	}
-	if err != nil {
-		how := "a new network namespace"
-		if s.userns {
-			how = "a new user and network namespace"
-		}
-		return fmt.Errorf("%w (starting a child in %s failed: %v)", ErrUnavailable, how, err)
-	}
-	return nil
-}
+// Isolated reports whether children run in namespaces of their own.
+func (s *Sandbox) Isolated() bool { return s.mode != Off && contained }
 
-// Isolated reports whether children run in their own network namespace.
-func (s *Sandbox) Isolated() bool { return s.mode == NetNS }
-
-// Describe says in a few words how children are isolated.
+// Describe says in a few words how children are contained.
 func (s *Sandbox) Describe() string {
-	switch {
-	case s.mode == Off:
-		return "no network namespace (--sandbox off): connections are only recorded and refused by hooks inside node"
-	case s.userns:
-		return "a network namespace of its own, made through a user namespace"
-	default:
-		return "a network namespace of its own"
+	if !s.Isolated() {
+		return "no namespaces (--sandbox off): connections are only recorded and refused by hooks inside node, and the child sees the host's files"
 	}
+	return "user, PID, mount and network namespaces of its own, as an unprivileged user without capabilities, seeing only the folders it needs"
 }
 
 // Dir is the folder holding the node scripts.
 func (s *Sandbox) Dir() string { return s.dir }
 
-// Hooks is the path of the preload script (node --import).
-func (s *Sandbox) Hooks() string { return filepath.Join(s.dir, "node", "hooks.mjs") }
+// Node is the node binary hooked children run.
+func (s *Sandbox) Node() string { return s.node }
+
+// Hooks is the path of the preload script (node --require, through NODE_OPTIONS).
+func (s *Sandbox) Hooks() string { return filepath.Join(s.dir, "node", "hooks.cjs") }
 
 // Harness returns the guard harness script, to be copied into the folder whose node_modules
 // its imports should resolve from.
@@ -187,40 +191,84 @@ func (s *Sandbox) Close() error {
 	return err
 }
 
+// Mount is a file or folder of the host that a child sees.
+type Mount struct {
+	// Path is where the child sees it (absolute).
+	Path string
+	// Source is what appears there ("": Path itself).
+	Source string
+	// Write lets the child change it; otherwise it is read-only.
+	Write bool
+}
+
 // Spec is one child to run.
 type Spec struct {
-	Name string // the program; node when Hooks is set
+	Name string // the program (absolute, or looked up on PATH); node when empty
 	Args []string
-	Dir  string
-	Env  []string // nil: the parent's environment
-	// Timeout kills the child's whole process group when it runs longer (0: no limit).
+	Dir  string // the working folder (it must be among what the child sees)
+	// Env is the child's whole environment, besides HOME and TMPDIR (a private folder) and the
+	// sandbox's own variables; nil gives PATH, LANG, LC_ALL and TZ of this process. It never
+	// defaults to this process's environment.
+	Env []string
+	// Timeout kills the child and everything it started when it runs longer (0: no limit).
 	Timeout time.Duration
-	// Hooks preloads hooks.mjs (node only): the recording and refusal of network attempts.
+	// Hooks preloads hooks.cjs into node (and its workers and node children): the recording
+	// and refusal of network attempts.
 	Hooks bool
 	// Shims also serves OpenClaw's entry helpers (openclaw/plugin-sdk/plugin-entry and
 	// …/tool-plugin) from the sandbox's faithful copies (needs Hooks).
 	Shims bool
 	// Releasable lets the child lift the hooks' refusal once it has loaded what it must load
-	// with the network refused (globalThis[Symbol.for('plaios.sandbox')].allowNetwork()), for
-	// long-lived children whose later work may use the network (plaios mcp serve). It lifts
-	// the hooks only: a child in a network namespace stays without a network.
+	// with the network refused, for long-lived children whose later work may use the network
+	// (plaios mcp serve, without --offline). It lifts the hooks only.
 	Releasable bool
+	// Network gives the child the host's network; otherwise it has a network namespace of its
+	// own with no interface up.
+	Network bool
+	// Mounts are the files and folders the child sees besides the system's (/usr, /etc, …),
+	// the program's installation and the sandbox's scripts.
+	Mounts []Mount
+	// Memory bounds the resident memory of all the child's processes together (0:
+	// DefaultMemory); Processes bounds how many run at once (0: DefaultProcesses).
+	Memory    int64
+	Processes int
+	// Files are passed on to the child as fds 4, 5, … (fd 3 is the events pipe). Command only.
+	Files []*os.File
 }
 
-// Attempt is one recorded attempt to reach the network.
+// Attempt is one recorded attempt to reach the network or a unix socket.
 type Attempt struct {
-	What   string `json:"what"`   // connect, tls, dns lookup, http, https, fetch, udp, websocket, spawn…
-	Target string `json:"target"` // host:port, URL or command line
+	What   string `json:"what"`   // connect, tls, dns lookup, http, https, fetch, udp, websocket, unix socket, spawn…
+	Target string `json:"target"` // host:port, URL, socket path or command line
+	// Origin says where it came from when not the main thread: "a worker thread", "a child
+	// process (node -e …)".
+	Origin string `json:"origin,omitempty"`
+	// When is set for an attempt made after construction, while the child settled.
+	When string `json:"when,omitempty"`
 }
 
-// String is the attempt as reasons word it: "fetch https://…".
-func (a Attempt) String() string { return strings.TrimSpace(a.What + " " + a.Target) }
+// String is the attempt as reasons word it: "fetch https://… (from a worker thread)".
+func (a Attempt) String() string {
+	s := strings.TrimSpace(a.What + " " + a.Target)
+	var notes []string
+	if a.Origin != "" {
+		notes = append(notes, "from "+a.Origin)
+	}
+	if a.When != "" {
+		notes = append(notes, a.When)
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return s
+}
 
 // Result is what a child did.
 type Result struct {
-	// Events are the JSON lines the child wrote to its events descriptor (fd 3), in order.
+	// Events are the JSON lines the child's trusted writer (the harness, through the hooks'
+	// key) sent on the events pipe, in order.
 	Events []json.RawMessage
-	// Attempts are the network attempts among the events.
+	// Attempts are the network attempts anyone in the child reported.
 	Attempts []Attempt
 	Stdout   string // at most the last 64 KiB
 	Stderr   string // at most the last 64 KiB
@@ -228,54 +276,69 @@ type Result struct {
 	TimedOut bool
 	Canceled bool
 	Duration time.Duration
+	// OutOfMemory: the child's processes together used more than MemoryLimit; TooManyProcesses:
+	// more than ProcessLimit ran at once. Both end the child.
+	OutOfMemory      bool
+	TooManyProcesses bool
+	MemoryLimit      int64
+	ProcessLimit     int
+	// PeakMemory is the most resident memory seen at once (bytes).
+	PeakMemory int64
+}
+
+// LimitReason says which limit ended the child, as reasons word it ("used more than 2 GiB"),
+// or "" when none did.
+func (r *Result) LimitReason() string {
+	switch {
+	case r.OutOfMemory:
+		return "used more than " + Bytes(r.MemoryLimit)
+	case r.TooManyProcesses:
+		return fmt.Sprintf("started more than %d processes", r.ProcessLimit)
+	}
+	return ""
+}
+
+// Bytes writes a size the way the limits are said: "2 GiB", "512 MiB".
+func Bytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 const outputTail = 64 << 10
 
-// Run starts the child, waits for it (killing its whole process group on timeout or when ctx
-// ends) and returns what it did. An error means it could not be started at all.
+// Run starts the child, waits for it (killing it and everything it started on timeout or
+// when ctx ends) and returns what it did. An error means it could not be started at all.
 func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
-	if s.dir == "" {
-		return nil, errors.New("the sandbox is closed")
+	if len(spec.Files) > 0 {
+		return nil, errors.New("sandbox: Run passes no extra files; use Command")
 	}
-	tmp, err := os.MkdirTemp(s.dir, "run-")
+	c, err := s.Command(spec)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-
-	events, err := os.OpenFile(filepath.Join(tmp, "events"), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer events.Close()
-	stdout, err := os.Create(filepath.Join(tmp, "stdout"))
-	if err != nil {
-		return nil, err
-	}
-	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(tmp, "stderr"))
-	if err != nil {
-		return nil, err
-	}
-	defer stderr.Close()
-
-	cmd, err := s.command(spec, tmp)
-	if err != nil {
-		return nil, err
-	}
-	name := cmd.Path
-	cmd.Stdin = nil
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	cmd.ExtraFiles = []*os.File{events}
-
+	defer c.Close()
+	stdout := &TailBuffer{Max: outputTail}
+	stderr := &TailBuffer{Max: outputTail}
+	c.Cmd.Stdout = stdout
+	c.Cmd.Stderr = stderr
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", filepath.Base(name), err)
+	if err := c.Start(); err != nil {
+		return nil, err
 	}
-	pid := cmd.Process.Pid
 	res := &Result{}
+	var evWG sync.WaitGroup
+	evWG.Add(1)
+	go func() {
+		defer evWG.Done()
+		res.Events, res.Attempts = c.readEvents(c.Events)
+	}()
 	done := make(chan struct{})
 	killed := make(chan struct{})
 	go func() {
@@ -290,124 +353,376 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 		case <-done:
 		case <-timer:
 			res.TimedOut = true
-			killGroup(pid)
+			c.Kill()
 		case <-ctx.Done():
 			res.Canceled = true
-			killGroup(pid)
+			c.Kill()
 		}
 	}()
-	waitErr := cmd.Wait()
+	st := c.Wait()
 	close(done)
 	<-killed
-	killGroup(pid) // whatever the child left behind in its group goes with it
-	res.Duration = time.Since(start)
-	res.ExitCode = cmd.ProcessState.ExitCode()
-	if waitErr != nil && res.ExitCode == 0 {
-		res.ExitCode = -1
+	evWG.Wait()
+	if c.setupErr != nil {
+		return nil, c.setupErr
 	}
-
-	res.Stdout = tail(stdout)
-	res.Stderr = tail(stderr)
-	if _, err := events.Seek(0, io.SeekStart); err == nil {
-		sc := bufio.NewScanner(events)
-		sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-		for sc.Scan() {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 || !json.Valid(line) {
-				continue
-			}
-			raw := json.RawMessage(append([]byte(nil), line...))
-			res.Events = append(res.Events, raw)
-			var ev struct {
-				Type string `json:"type"`
-				Attempt
-			}
-			if json.Unmarshal(raw, &ev) == nil && ev.Type == "network" {
-				res.Attempts = append(res.Attempts, ev.Attempt)
-			}
-		}
+	res.Duration = time.Since(start)
+	res.ExitCode = st.ExitCode
+	res.OutOfMemory, res.TooManyProcesses = st.Memory, st.Processes
+	res.MemoryLimit, res.ProcessLimit = c.memory, c.processes
+	res.PeakMemory = st.PeakMemory
+	res.Stdout = stdout.String()
+	res.Stderr = stderr.String()
+	if !res.OutOfMemory && res.ExitCode != 0 && outOfMemoryText(res.Stderr) {
+		// V8's heap limit or an allocation refused by the data limit: the same limit, reached
+		// inside node before the watcher saw it.
+		res.OutOfMemory = true
 	}
 	return res, nil
 }
 
-// command prepares the child of spec: hooks preloaded with their configuration written to
-// tmp, the events descriptor announced as fd 3, the namespace or process group set.
-func (s *Sandbox) command(spec Spec, tmp string) (*exec.Cmd, error) {
-	name := spec.Name
-	args := spec.Args
-	env := spec.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = append(env[:len(env):len(env)], "PLAIOS_SANDBOX_EVENTS_FD=3")
-	if spec.Hooks {
-		if name == "" {
-			name = s.node
+// outOfMemoryText recognises node's own words for an allocation that failed.
+func outOfMemoryText(stderr string) bool {
+	for _, s := range []string{"JavaScript heap out of memory", "Allocation failed - process out of memory", "Array buffer allocation failed", "std::bad_alloc", "Cannot allocate memory"} {
+		if strings.Contains(stderr, s) {
+			return true
 		}
-		cfg, _ := json.Marshal(map[string]any{"shims": spec.Shims, "releasable": spec.Releasable})
-		cfgPath := filepath.Join(tmp, "config.json")
-		if err := os.WriteFile(cfgPath, cfg, 0o600); err != nil {
-			return nil, err
-		}
-		env = append(env, "PLAIOS_SANDBOX_CONFIG="+cfgPath)
-		args = append([]string{"--import", fileURL(s.Hooks())}, args...)
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Dir = spec.Dir
-	cmd.Env = env
-	if s.mode == NetNS {
-		attr, err := namespaceAttr(s.userns)
-		if err != nil {
-			return nil, err
-		}
-		cmd.SysProcAttr = attr
-	} else {
-		cmd.SysProcAttr = groupAttr()
-	}
-	return cmd, nil
+	return false
 }
 
-// Command prepares a long-lived child that the caller starts, talks to and stops itself:
-// the same program, hooks, environment and isolation as Run gives spec (Timeout aside). The
-// caller must pass the events descriptor as the first of cmd.ExtraFiles (fd 3), may add
-// more, sets the standard streams, and calls Kill when done; cleanup removes the child's
-// configuration and may be called once it has started.
-func (s *Sandbox) Command(spec Spec) (cmd *exec.Cmd, cleanup func(), err error) {
+// Child is one contained child: the caller sets its standard streams, starts it, reads its
+// events and stops it.
+type Child struct {
+	// Cmd is what starts the child (its init on Linux). Set Stdin, Stdout and Stderr before
+	// Start; leave the rest.
+	Cmd *exec.Cmd
+	// Events is the read end of the events pipe, after Start.
+	Events *os.File
+	// Key marks the events of the child's trusted writer.
+	Key string
+
+	evW       *os.File
+	status    *os.File // the init's report (Linux)
+	closeMe   []*os.File
+	tmp       string
+	memory    int64
+	processes int
+	started   bool
+	setupErr  error // the init could not build the containment
+	waitOnce  sync.Once
+	st        ExitStatus
+}
+
+// ExitStatus is how a child ended.
+type ExitStatus struct {
+	ExitCode   int // -1 when killed
+	Memory     bool
+	Processes  bool
+	PeakMemory int64
+}
+
+// Command prepares a contained child that the caller starts, talks to and stops itself: the
+// same containment, hooks, environment and limits as Run gives spec (Timeout aside).
+func (s *Sandbox) Command(spec Spec) (*Child, error) {
 	if s.dir == "" {
-		return nil, nil, errors.New("the sandbox is closed")
+		return nil, errors.New("the sandbox is closed")
 	}
 	tmp, err := os.MkdirTemp(s.dir, "child-")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cleanup = func() { _ = os.RemoveAll(tmp) }
-	cmd, err = s.command(spec, tmp)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
+	c := &Child{tmp: tmp, memory: spec.Memory, processes: spec.Processes, Key: newKey()}
+	if c.memory <= 0 {
+		c.memory = DefaultMemory
 	}
-	return cmd, cleanup, nil
+	if c.processes <= 0 {
+		c.processes = DefaultProcesses
+	}
+	if err := s.prepare(c, spec); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
-// Kill ends a child started from Command, with everything left in its process group.
-func Kill(cmd *exec.Cmd) {
-	if cmd != nil && cmd.Process != nil {
-		killGroup(cmd.Process.Pid)
+// Start starts the child and closes the parent's copies of what the child holds.
+func (c *Child) Start() error {
+	name := filepath.Base(c.Cmd.Path)
+	if err := c.Cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", name, err)
+	}
+	c.started = true
+	for _, f := range c.closeMe {
+		f.Close()
+	}
+	c.closeMe = nil
+	if c.evW != nil {
+		c.evW.Close()
+		c.evW = nil
+	}
+	return nil
+}
+
+// Kill ends the child with everything it started.
+func (c *Child) Kill() {
+	if c != nil && c.Cmd != nil && c.Cmd.Process != nil {
+		killTree(c.Cmd.Process.Pid)
 	}
 }
 
-func tail(f *os.File) string {
-	st, err := f.Stat()
+// Wait waits for the child to end and says how it did. It may be called more than once.
+func (c *Child) Wait() ExitStatus {
+	c.waitOnce.Do(func() {
+		if !c.started {
+			c.st = ExitStatus{ExitCode: -1}
+			return
+		}
+		err := c.Cmd.Wait()
+		c.Kill() // whatever the child left behind goes with it
+		c.st.ExitCode = c.Cmd.ProcessState.ExitCode()
+		if err != nil && c.st.ExitCode == 0 {
+			c.st.ExitCode = -1
+		}
+		c.readStatus()
+	})
+	return c.st
+}
+
+// Close removes what the child needed on disk and closes the descriptors still open.
+func (c *Child) Close() {
+	for _, f := range append(c.closeMe, c.evW, c.status) {
+		if f != nil {
+			f.Close()
+		}
+	}
+	c.closeMe, c.evW, c.status = nil, nil, nil
+	if c.tmp != "" {
+		os.RemoveAll(c.tmp)
+		c.tmp = ""
+	}
+}
+
+// Event is one line of the events pipe.
+type Event struct {
+	// Raw is the line; Trusted when it carries the child's key.
+	Raw     json.RawMessage
+	Trusted bool
+	// Attempt is set for a network event (from anyone in the child).
+	Attempt *Attempt
+}
+
+// ParseEvent reads one events line. Lines that are not a JSON object are ignored (ok false).
+func (c *Child) ParseEvent(line []byte) (Event, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) < 2 || line[0] != '{' || !json.Valid(line) {
+		return Event{}, false
+	}
+	var head struct {
+		Key  string `json:"key"`
+		Type string `json:"type"`
+		Attempt
+	}
+	if json.Unmarshal(line, &head) != nil {
+		return Event{}, false
+	}
+	ev := Event{Raw: json.RawMessage(append([]byte(nil), line...)), Trusted: head.Key != "" && head.Key == c.Key}
+	if head.Type == "network" {
+		a := head.Attempt
+		ev.Attempt = &a
+	}
+	return ev, true
+}
+
+// The events a parent keeps from one child: enough for any honest pack.
+const (
+	maxEventLine   = 64 << 20
+	maxEventsBytes = 256 << 20
+	maxAttempts    = 64
+)
+
+// readEvents reads the events pipe to its end: the trusted events and the attempts, within
+// bounds (beyond them the pipe is drained and the rest dropped).
+func (c *Child) readEvents(r io.Reader) ([]json.RawMessage, []Attempt) {
+	var events []json.RawMessage
+	var attempts []Attempt
+	total := 0
+	ReadLines(r, maxEventLine, func(line []byte) {
+		ev, ok := c.ParseEvent(line)
+		if !ok {
+			return
+		}
+		if ev.Attempt != nil {
+			if len(attempts) < maxAttempts {
+				attempts = append(attempts, *ev.Attempt)
+			}
+			return
+		}
+		if ev.Trusted && total+len(ev.Raw) <= maxEventsBytes {
+			total += len(ev.Raw)
+			events = append(events, ev.Raw)
+		}
+	})
+	return events, attempts
+}
+
+// ReadLines calls fn with every line of r (without its newline) until r ends; a line longer
+// than max is skipped whole.
+func ReadLines(r io.Reader, max int, fn func([]byte)) {
+	buf := make([]byte, 64<<10)
+	var line []byte
+	skipping := false
+	for {
+		n, err := r.Read(buf)
+		chunk := buf[:n]
+		for len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			part := chunk
+			if i >= 0 {
+				part = chunk[:i]
+			}
+			if !skipping {
+				if len(line)+len(part) > max {
+					skipping, line = true, nil
+				} else {
+					line = append(line, part...)
+				}
+			}
+			if i < 0 {
+				break
+			}
+			if !skipping {
+				fn(line)
+			}
+			line, skipping = line[:0], false
+			chunk = chunk[i+1:]
+		}
+		if err != nil {
+			if len(line) > 0 && !skipping {
+				fn(line)
+			}
+			return
+		}
+	}
+}
+
+// TailBuffer keeps the last Max bytes written to it.
+type TailBuffer struct {
+	Max int
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *TailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.Max {
+		t.buf = append(t.buf[:0:0], t.buf[len(t.buf)-t.Max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *TailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+// hooksConfig is what hooks.cjs reads once, in the child's top process.
+type hooksConfig struct {
+	Key        string `json:"key"`
+	Shims      bool   `json:"shims"`
+	Releasable bool   `json:"releasable"`
+}
+
+// prepare builds c.Cmd for spec: the program and environment, the events pipe and the hooks'
+// configuration, and the platform's containment.
+func (s *Sandbox) prepare(c *Child, spec Spec) error {
+	name := spec.Name
+	if name == "" {
+		name = s.node
+	}
+	if !filepath.IsAbs(name) {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return fmt.Errorf("%s is not on PATH", name)
+		}
+		name = p
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs
+	}
+	argv0 := filepath.Base(name)
+	if real, err := filepath.EvalSymlinks(name); err == nil {
+		name = real // the link (node_modules/.bin/pnpm) is not among what the child sees
+	}
+	env := spec.Env
+	if env == nil {
+		env = BaseEnv(os.Getenv)
+	}
+	env = withoutKeys(env, "HOME", "TMPDIR", "NODE_OPTIONS", "PLAIOS_SANDBOX_EVENTS_FD", "PLAIOS_SANDBOX_CONFIG_FD", "PLAIOS_SANDBOX_NETWORK")
+	env = append(env, "PLAIOS_SANDBOX_EVENTS_FD=3")
+	evR, evW, err := os.Pipe()
 	if err != nil {
-		return ""
+		return err
 	}
-	off := int64(0)
-	if st.Size() > outputTail {
-		off = st.Size() - outputTail
+	c.Events, c.evW = evR, evW
+	files := append([]*os.File{evW}, spec.Files...)
+	nodeOptions := fmt.Sprintf("--max-old-space-size=%d", max(c.memory>>20, 64))
+	if spec.Hooks {
+		cfg, _ := json.Marshal(hooksConfig{Key: c.Key, Shims: spec.Shims, Releasable: spec.Releasable})
+		cfgR, cfgW, err := os.Pipe()
+		if err != nil {
+			return err
+		}
+		go func() {
+			// The hooks read it once at start; a child that never reads it is killed in time.
+			_, _ = cfgW.Write(cfg)
+			cfgW.Close()
+		}()
+		files = append(files, cfgR)
+		c.closeMe = append(c.closeMe, cfgR)
+		env = append(env, fmt.Sprintf("PLAIOS_SANDBOX_CONFIG_FD=%d", 2+len(files)))
+		nodeOptions = "--require=" + s.Hooks() + " " + nodeOptions
 	}
-	buf := make([]byte, st.Size()-off)
-	n, _ := f.ReadAt(buf, off)
-	return string(buf[:n])
+	env = append(env, "NODE_OPTIONS="+nodeOptions)
+	return s.containedCommand(c, spec, name, argv0, env, files)
+}
+
+// BaseEnv is the environment a child gets when its caller names none: PATH, LANG, LC_ALL
+// and TZ of this process, nothing else.
+func BaseEnv(getenv func(string) string) []string {
+	var env []string
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TZ"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+func withoutKeys(env []string, keys ...string) []string {
+	out := make([]string, 0, len(env)+4)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, key := range keys {
+			if k == key {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func newKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func fileURL(p string) string {

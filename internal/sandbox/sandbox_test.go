@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -85,13 +84,9 @@ func TestNamespaceRefusesARealListener(t *testing.T) {
 		t.Fatalf("control: the listener accepted %d connections, want 1", before)
 	}
 
-	for _, userns := range []bool{false, true} {
-		name := "netns"
-		if userns {
-			name = "userns+netns"
-		}
+	for _, name := range []string{"contained"} {
 		t.Run(name, func(t *testing.T) {
-			s := newSandbox(t, Config{Mode: NetNS, UserNamespace: userns})
+			s := newSandbox(t, Config{Mode: NetNS})
 			if !s.Isolated() {
 				t.Fatal("a netns sandbox must say it is isolated")
 			}
@@ -139,7 +134,7 @@ setTimeout(() => process.exit(0), 200);
 	for _, mode := range []Mode{NetNS, Off} {
 		t.Run(string(mode), func(t *testing.T) {
 			s := newSandbox(t, Config{Mode: mode})
-			res, err := s.Run(context.Background(), Spec{Hooks: true, Args: []string{"swallow.mjs", ls.port}, Dir: dir, Timeout: 20 * time.Second})
+			res, err := s.Run(context.Background(), Spec{Hooks: true, Args: []string{"swallow.mjs", ls.port}, Dir: dir, Mounts: []Mount{{Path: dir}}, Timeout: 20 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,20 +165,19 @@ setTimeout(() => process.exit(0), 200);
 	}
 }
 
+// A timeout ends the child and everything it started: a grandchild that would outlive it
+// and keeps writing to a file stops writing.
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
 	s := newSandbox(t, Config{Mode: NetNS})
 	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "grandchild.pid")
-	// The child starts a grandchild that would outlive it, then hangs.
+	beat := filepath.Join(dir, "beat")
 	script := `
 const { spawn } = require('node:child_process');
-const fs = require('node:fs');
-const g = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-fs.writeFileSync(process.argv[1], String(g.pid));
+spawn(process.execPath, ['-e', 'const fs = require("node:fs"); let n = 0; setInterval(() => fs.writeFileSync(process.argv[1], String(++n)), 20)', process.argv[1]], { stdio: 'ignore', detached: true }).unref();
 setInterval(() => {}, 1000);
 `
 	start := time.Now()
-	res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, pidFile}, Timeout: 1500 * time.Millisecond})
+	res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, beat}, Mounts: []Mount{{Path: dir, Write: true}}, Timeout: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,27 +187,13 @@ setInterval(() => {}, 1000);
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("the timeout took %v to take effect", d)
 	}
-	data, err := os.ReadFile(pidFile)
+	first, err := os.ReadFile(beat)
 	if err != nil {
 		t.Fatalf("the grandchild did not start: %v (stderr %s)", err, res.Stderr)
 	}
-	var pid int
-	if err := json.Unmarshal(data, &pid); err != nil || pid <= 0 {
-		t.Fatalf("bad pid %q", data)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		// The grandchild is not our child: once killed it is reaped by init, so signal 0
-		// fails with ESRCH (a zombie would still answer, so look at its state too).
-		err := syscall.Kill(pid, 0)
-		stat, _ := os.ReadFile(filepath.Join("/proc", string(data), "stat"))
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the grandchild %d survived the timeout", pid)
-		}
-		time.Sleep(50 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
+	if again, _ := os.ReadFile(beat); string(again) != string(first) {
+		t.Fatalf("the grandchild still runs after the timeout: %s then %s", first, again)
 	}
 }
 
@@ -233,7 +213,7 @@ func TestCancelKillsTheChild(t *testing.T) {
 func TestCloseRemovesTheFolder(t *testing.T) {
 	s := newSandbox(t, Config{Mode: Off})
 	dir := s.Dir()
-	if _, err := os.Stat(filepath.Join(dir, "node", "hooks.mjs")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "node", "hooks.cjs")); err != nil {
 		t.Fatalf("the scripts were not written: %v", err)
 	}
 	if s.Isolated() || !strings.Contains(s.Describe(), "--sandbox off") {
@@ -253,5 +233,46 @@ func TestCloseRemovesTheFolder(t *testing.T) {
 func TestUnknownMode(t *testing.T) {
 	if _, err := New(context.Background(), Config{Mode: "chroot", Node: node(t)}); err == nil || !strings.Contains(err.Error(), "auto, netns, off") {
 		t.Fatalf("want an error naming the modes, got %v", err)
+	}
+}
+
+// TestEventsTrustTheKeyOnly: the channel is taken once (the global is gone after), its events
+// carry the key and are kept; lines written straight to fd 3, with no key or a guessed one,
+// are dropped, except network attempts, which count from anyone.
+func TestEventsTrustTheKeyOnly(t *testing.T) {
+	dir := t.TempDir()
+	script := `
+import fs from 'node:fs';
+const sym = Symbol.for('plaios.sandbox');
+const channel = globalThis[sym];
+const again = globalThis[sym];
+channel.emit({ type: 'stage', stage: 'claimed ' + typeof channel.emit + ' then ' + typeof again + ' ' + (sym in globalThis) });
+fs.writeSync(3, JSON.stringify({ type: 'result', ok: true }) + '\n');
+fs.writeSync(3, '{"key":"00000000000000000000000000000000","type":"result","ok":true}\n');
+fs.writeSync(3, '{"type":"network","what":"connect","target":"forged:1"}\n');
+try { fs.ftruncateSync(3, 0); } catch (e) { channel.emit({ type: 'stage', stage: 'truncate ' + e.code }); }
+`
+	if err := os.WriteFile(filepath.Join(dir, "events.mjs"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, Config{Mode: NetNS})
+	res, err := s.Run(context.Background(), Spec{Hooks: true, Args: []string{"events.mjs"}, Dir: dir, Mounts: []Mount{{Path: dir}}, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stages []string
+	for _, ev := range res.Events {
+		var e struct{ Type, Stage string }
+		json.Unmarshal(ev, &e)
+		if e.Type != "stage" {
+			t.Errorf("an untrusted event was kept: %s", ev)
+		}
+		stages = append(stages, e.Stage)
+	}
+	if strings.Join(stages, "|") != "claimed function then undefined false|truncate EINVAL" {
+		t.Errorf("stages %q (stderr %s)", stages, res.Stderr)
+	}
+	if len(res.Attempts) != 1 || res.Attempts[0].Target != "forged:1" {
+		t.Errorf("attempts %+v", res.Attempts)
 	}
 }

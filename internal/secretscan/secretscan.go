@@ -1,18 +1,21 @@
 // Package secretscan recognises files that look like credentials, for the rule
 // `secret-shipped`: environment files, private keys, an .npmrc holding a token, and npm,
 // GitHub and AWS token patterns inside any file. validate runs it on the files npm would
-// pack, guard on the entries of the real tarball.
+// pack (streaming each file, so that memory stays bounded whatever their size), guard on the
+// entries of the real tarball.
 package secretscan
 
 import (
 	"bytes"
+	"io"
 	"path"
 	"regexp"
 	"strings"
 	"sync"
 )
 
-// MaxScan bounds how much of one file's content is searched for token patterns.
+// MaxScan bounds how much of one file's content Scan searches for token patterns, and how
+// much of a binary file (one with a NUL byte near its start) ScanReader looks at.
 const MaxScan = 2 << 20
 
 type tokenPattern struct {
@@ -45,22 +48,11 @@ var harmlessEnv = map[string]bool{".env.example": true, ".env.sample": true, ".e
 // Scan reports whether a file (its slash path inside the package and its content) looks like
 // a credential, and why, in a phrase ("an environment file", "an npm access token on line 3").
 func Scan(name string, content []byte) (reason string, found bool) {
-	base := path.Base(name)
-	lower := strings.ToLower(base)
 	if len(content) > MaxScan {
 		content = content[:MaxScan]
 	}
-	switch {
-	case lower == ".env" || (strings.HasPrefix(lower, ".env.") && !harmlessEnv[lower]):
-		return "an environment file (.env files hold secrets)", true
-	case lower == ".npmrc":
-		if m := npmrcSecret().FindSubmatchIndex(content); m != nil {
-			return "an .npmrc with a written-out " + string(content[m[2]:m[3]]) + " on line " + itoa(lineOf(content, m[0])), true
-		}
-	case lower == "id_rsa" || lower == "id_dsa" || lower == "id_ecdsa" || lower == "id_ed25519":
-		return "an SSH private key", true
-	case strings.HasSuffix(lower, ".p12") || strings.HasSuffix(lower, ".pfx"):
-		return "a PKCS#12 key store", true
+	if reason, found := scanName(name, content); found {
+		return reason, true
 	}
 	if isBinary(content) {
 		return "", false
@@ -72,6 +64,74 @@ func Scan(name string, content []byte) (reason string, found bool) {
 		if loc := p.re().FindIndex(content); loc != nil {
 			return p.name + " on line " + itoa(lineOf(content, loc[0])), true
 		}
+	}
+	return "", false
+}
+
+// The window ScanReader searches at a time, and how much of the previous window it keeps so
+// that a token across the boundary is still found (every pattern is shorter).
+const (
+	window  = 1 << 20
+	overlap = 512
+)
+
+// ScanReader is Scan for a file read as a stream: a text file is searched whole, a window at
+// a time, and a binary one only within its first MaxScan bytes, so that memory stays bounded
+// whatever the file's size.
+func ScanReader(name string, r io.Reader) (reason string, found bool, err error) {
+	buf := make([]byte, window+overlap)
+	n, err := io.ReadFull(r, buf[:min(window, MaxScan)])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", false, err
+	}
+	first := buf[:n]
+	if reason, found := scanName(name, first); found {
+		return reason, true, nil
+	}
+	if isBinary(first) {
+		return "", false, nil
+	}
+	line := 0 // newlines before the current window
+	kept := 0 // bytes of the previous window at the start of buf
+	for {
+		chunk := buf[:kept+n]
+		for _, p := range tokenPatterns {
+			if !containsAny(chunk, p.needles) {
+				continue
+			}
+			if loc := p.re().FindIndex(chunk); loc != nil {
+				return p.name + " on line " + itoa(line+lineOf(chunk, loc[0])), true, nil
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF || n == 0 {
+			return "", false, nil
+		}
+		keep := min(overlap, len(chunk))
+		line += bytes.Count(chunk[:len(chunk)-keep], []byte{'\n'})
+		copy(buf, chunk[len(chunk)-keep:])
+		kept = keep
+		n, err = io.ReadFull(r, buf[kept:kept+window])
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return "", false, err
+		}
+	}
+}
+
+// scanName is what a file's name says (with the start of its content for an .npmrc): a
+// reason and true, or "" to look at the content for tokens.
+func scanName(name string, content []byte) (string, bool) {
+	lower := strings.ToLower(path.Base(name))
+	switch {
+	case lower == ".env" || (strings.HasPrefix(lower, ".env.") && !harmlessEnv[lower]):
+		return "an environment file (.env files hold secrets)", true
+	case lower == ".npmrc":
+		if m := npmrcSecret().FindSubmatchIndex(content); m != nil {
+			return "an .npmrc with a written-out " + string(content[m[2]:m[3]]) + " on line " + itoa(lineOf(content, m[0])), true
+		}
+	case lower == "id_rsa" || lower == "id_dsa" || lower == "id_ecdsa" || lower == "id_ed25519":
+		return "an SSH private key", true
+	case strings.HasSuffix(lower, ".p12") || strings.HasSuffix(lower, ".pfx"):
+		return "a PKCS#12 key store", true
 	}
 	return "", false
 }

@@ -1,6 +1,8 @@
 package secretscan
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -56,4 +58,33 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ScanReader finds a token anywhere in a text file, across the boundary of its windows, on
+// the right line; in a binary file it looks only at the first MaxScan bytes.
+func TestScanReaderStreams(t *testing.T) {
+	token := "npm_" + strings.Repeat("a1", 18)
+	for _, at := range []int{10, window - 20, window - 3, window + 7, 3*window + 100} {
+		var b strings.Builder
+		lines := 0
+		for b.Len() < at {
+			b.WriteString("0123456789\n")
+			lines++
+		}
+		b.WriteString(token + "\n")
+		b.WriteString(strings.Repeat("y", 3*overlap))
+		reason, found, err := ScanReader("notes.txt", strings.NewReader(b.String()))
+		want := fmt.Sprintf("an npm access token on line %d", lines+1)
+		if err != nil || !found || reason != want {
+			t.Errorf("token at %d: %q %v %v, want %q", at, reason, found, err, want)
+		}
+	}
+	bin := make([]byte, MaxScan+window)
+	copy(bin[MaxScan+10:], token)
+	if reason, found, _ := ScanReader("blob.bin", bytes.NewReader(bin)); found {
+		t.Errorf("a token past the start of a binary file was looked at: %s", reason)
+	}
+	if reason, found, _ := ScanReader(".env", strings.NewReader("A=1")); !found || !strings.Contains(reason, "environment file") {
+		t.Errorf(".env: %q %v", reason, found)
+	}
 }

@@ -1,7 +1,7 @@
 // plaios bridge child: loads one pack with guard's harness (imported from the file next to
 // this one) and then runs its tools on request, for `plaios mcp serve` and `plaios export`.
 // Started as
-//   node --import <sandbox>/hooks.mjs serve.mjs
+//   NODE_OPTIONS=--require=<sandbox>/hooks.cjs node serve.mjs
 // in a folder whose node_modules links the pack, so that its imports resolve as node resolves
 // them. It reads JSON lines from fd 4: first the harness input, then
 //   {"type":"call","id":N,"name":"…","args":{…}}   run a tool
@@ -15,14 +15,16 @@
 // protocol. When fd 4 closes, the child exits.
 
 import net from 'node:net';
-import { load } from './.plaios-guard-harness.mjs';
 
+// The sandbox's channel is taken before the harness (and so the pack) is imported, and handed
+// to the harness's load: nothing of it stays where the pack could reach it.
 const sandbox = globalThis[Symbol.for('plaios.sandbox')];
 if (!sandbox || typeof sandbox.emit !== 'function') {
   process.stderr.write('plaios: the bridge child must run with the sandbox hooks preloaded\n');
   process.exit(2);
 }
 const emit = sandbox.emit;
+const { load, settle } = await import('./.plaios-guard-harness.mjs');
 
 function text(err) {
   if (typeof err === 'string') return err;
@@ -94,9 +96,10 @@ function handle(line) {
 }
 
 async function start(input) {
-  const { result, calls: live } = await load(input);
-  // One more turn of the event loop, so that work started while loading is seen refused.
-  await new Promise((resolve) => setTimeout(resolve, 25));
+  const { result, calls: live } = await load(input, sandbox);
+  // What the pack started while loading runs out first, still refused and recorded.
+  await settle();
+  sandbox.setPhase('');
   calls = live;
   if (result.ok && input.allowNetwork && typeof sandbox.allowNetwork === 'function') sandbox.allowNetwork();
   emit(result);

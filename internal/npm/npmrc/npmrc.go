@@ -499,3 +499,8 @@ func (c *Config) Keys() []string {
 	sort.Strings(out)
 	return out
 }
+
+// ExpandEnv expands `${VAR}` and `${VAR?}` in text as npm does when it reads an .npmrc, with
+// the values getenv gives (plaios guard writes the expanded file for an install that gets no
+// environment of its own).
+func ExpandEnv(text string, getenv func(string) string) string { return envReplace(text, getenv) }

@@ -1,10 +1,11 @@
 // plaios guard harness: loads one installed package inside the sandbox and checks the contract
 // of its runtime and role, with inert inputs only. It is copied into the guard project (so
 // that bare imports resolve from the project's node_modules) and run as
-//   node --import <sandbox>/hooks.mjs harness.mjs <input.json>
-// It writes JSON lines to the events descriptor: {"type":"stage",…} while it works and one
-// {"type":"result",…} at the end. The Go side (internal/guard) turns them into reasons,
-// descriptors and diagnostics; the network attempts come from hooks.mjs.
+//   NODE_OPTIONS=--require=<sandbox>/hooks.cjs node harness.mjs <input.json>
+// It writes JSON lines to the events pipe through the sandbox's channel: {"type":"stage",…}
+// while it works and one {"type":"result",…} at the end, once the package has settled. The Go
+// side (internal/guard) turns them into reasons, descriptors and diagnostics; the network
+// attempts come from hooks.cjs.
 //
 // It is also the loader of `plaios mcp serve` and `plaios export` (internal/bridge), which
 // import it as a module: load(input) runs the same check and returns its result together with
@@ -16,8 +17,18 @@
 import fs from 'node:fs';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
-const sandbox = globalThis[Symbol.for('plaios.sandbox')];
-const emit = sandbox ? sandbox.emit : (event) => process.stdout.write(JSON.stringify(event) + '\n');
+// The sandbox's channel (hooks.cjs) is taken once, before any package code runs: here when
+// this file is the entry, else by the bridge's serve script, which hands it to load. Nothing
+// of it stays where a package could reach it.
+let channel;
+let emit = (event) => process.stdout.write(JSON.stringify(event) + '\n');
+function useChannel(c) {
+  if (c && typeof c.emit === 'function') {
+    channel = c;
+    emit = c.emit;
+  }
+}
+const exitProcess = process.exit.bind(process);
 let input = {};
 const cwd = process.cwd();
 
@@ -500,7 +511,11 @@ async function pi() {
 
 // load runs the check input asks for and returns its result and the live tools. It never
 // throws: a failure is result.ok false with the reason.
-export async function load(given) {
+let loadedOnce = false;
+export async function load(given, sandboxChannel) {
+  if (loadedOnce) throw new Error('the harness loads one package, once');
+  loadedOnce = true;
+  useChannel(sandboxChannel);
   input = given || {};
   const result = { type: 'result', ok: true, descriptors: [], tools, registered: null };
   try {
@@ -544,16 +559,31 @@ export async function load(given) {
   return { result, calls };
 }
 
+// settle lets what the package started while loading run out before the result is sent:
+// timers, immediates, pending I/O, up to SETTLE_MS after construction. An attempt to reach the
+// network made meanwhile is recorded as made after construction.
+const SETTLE_MS = 1000;
+const idle = new Set(['TTYWrap', 'PipeWrap', 'CloseReq', 'SignalWrap', 'FSEventWrap', 'StatWatcher']);
+export async function settle() {
+  if (channel) channel.setPhase('after construction');
+  const deadline = Date.now() + SETTLE_MS;
+  const busy = () => typeof process.getActiveResourcesInfo === 'function' && process.getActiveResourcesInfo().some((r) => !idle.has(r));
+  // One turn of the loop (and a few milliseconds for an unref'd timer, which is not listed),
+  // then as long as something is pending.
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  while (Date.now() < deadline && busy()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 async function main() {
   const { result } = await load(JSON.parse(fs.readFileSync(process.argv[2], 'utf8')));
-  // One more turn of the event loop, so that work started during loading is seen.
-  await new Promise((resolve) => setTimeout(resolve, 25));
+  await settle();
   if (result.ok && uncaught !== undefined) {
     result.ok = false;
     result.reason = `threw while loading: ${message(uncaught)}`;
   }
   emit(result);
-  process.exit(0);
+  exitProcess(0);
 }
 
 function isEntry() {
@@ -566,6 +596,7 @@ function isEntry() {
 
 let uncaught;
 if (isEntry()) {
+  useChannel(globalThis[Symbol.for('plaios.sandbox')]);
   process.on('unhandledRejection', () => {});
   process.on('uncaughtException', (err) => {
     if (uncaught === undefined) uncaught = err;

@@ -1,5 +1,5 @@
 // plaios sandbox module loader hooks, for node versions without module.registerHooks (they
-// run on a loader thread, registered by hooks.mjs). They serve the OpenClaw entry helpers
+// run on a loader thread, registered by hooks.cjs). They serve the OpenClaw entry helpers
 // (openclaw/plugin-sdk/plugin-entry and …/tool-plugin) from small faithful copies in
 // ./openclaw, so that a plugin loads without the 650 MB host and its registrations reach the
 // recording API the harness passes to register(api).
