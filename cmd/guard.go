@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/guard"
 	"github.com/plaios/plaios/internal/sandbox"
+	"github.com/plaios/plaios/internal/workspace"
 )
 
 // GuardOptions holds the inputs of `plaios guard` and what it needs from the outside.
@@ -56,7 +58,22 @@ runtime and role.
 
 Candidates by default are the publishable packages whose version is not yet on the registry;
 --all takes every publishable package, --only the folders it names, --plan the releases of a
-release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
+release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.
+
+Packages load with inert inputs. An AgentOS factory is called as @framers/agentos calls it,
+with {options, logger, getSecret, services, manifestEntry}: options.secrets and getSecret hold
+"placeholder-<id>" for every secret manifest.json requires. Give a package other values (an
+option its factory needs, a secret of the right shape) as fixtures of its folder: in the role
+map, scripts/package-roles.json
+  "fixtures": {"<dir>": {"secrets": {"<id>": "…"}, "options": {…}, "installScripts": ["<dep>"]}}
+or, with or without a role map, in .plaios.yaml (laid over the role map's, key by key):
+  fixtures:
+    packages/telegram:
+      secrets: {telegram.botToken: "000000:inert"}
+      options: {webhookUrl: "http://127.0.0.1/hook"}
+      installScripts: [sharp]
+Folders are relative to the repository root. installScripts names the dependencies whose
+install scripts guard runs (npm rebuild) after installing without them.`,
 		Example: `  plaios guard
   plaios guard --all --out .plaios/packs
   plaios guard --plan plan.json --out .plaios/packs --format github
@@ -140,6 +157,11 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		}
 		sev[id] = s
 	}
+	fixtures := map[string]workspace.Fixture{}
+	for d, fx := range cfg.Fixtures {
+		dir := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(d, "./")))
+		fixtures[dir] = workspace.Fixture{Secrets: fx.Secrets, Options: fx.Options, InstallScripts: fx.InstallScripts}
+	}
 	format := opts.Format
 	if opts.JSON {
 		format = "json"
@@ -157,6 +179,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		Sandbox:     sandbox.Mode(opts.Sandbox),
 		PackManager: cfg.PackManager,
 		Severity:    sev,
+		Fixtures:    fixtures,
 		Getenv:      opts.Getenv,
 		HTTP:        httpc,
 	}

@@ -121,7 +121,7 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 	v.SetDefault("jobs", runtime.NumCPU())
 	v.SetDefault("packManager", "")
 	for k := range config.Keys {
-		if k != "github" && k != "rules" {
+		if k != "github" && k != "rules" && k != "fixtures" {
 			_ = v.BindEnv(k, "PLAIOS_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")))
 		}
 	}
@@ -156,6 +156,11 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 		GitHubAPI:   v.GetString("github.apiURL"),
 		Rules:       v.GetStringMapString("rules"),
 		File:        path,
+	}
+	if path != "" {
+		if c.Fixtures, err = config.ReadFixtures(path); err != nil {
+			return nil, exit.UsageErr(fmt.Errorf("%w; fix the configuration file", err))
+		}
 	}
 	return c, nil
 }

@@ -57,6 +57,11 @@ type Options struct {
 	// Severity overrides rule severities (the configuration's `rules:`).
 	Severity map[string]check.Severity
 
+	// Fixtures are the configuration's `fixtures:` by package folder (relative to the
+	// repository root): inert inputs for repositories without a role map, laid over the role
+	// map's fixtures of the same folder.
+	Fixtures map[string]workspace.Fixture
+
 	Getenv func(string) string // the environment (nil: os.Getenv)
 	HTTP   *http.Client        // for the registry (nil: a 60 s client)
 

@@ -148,7 +148,21 @@ func TestFixtures(t *testing.T) {
 		{dir: "registry/curated/tools/hang", reason: "timed out after 10s while importing it"},
 		{dir: "registry/curated/channels/option-missing", reason: "createExtensionPack threw: the botToken option is required"},
 		{dir: "registry/curated/channels/option-given", ok: true, count: 1},
-		{dir: "registry/curated/tools/bad-schema", reason: `tool "lookup" inputSchema/properties/word/type`, rule: "schema-type-unknown"},
+		{dir: "registry/curated/tools/bad-schema", reason: `tool "lookup" inputSchema /properties/word/type: "type" "strin" is not a JSON Schema type`, rule: "schema-type-unknown"},
+		{dir: "registry/curated/channels/secrets-option", ok: true, count: 1},
+		{dir: "registry/curated/channels/secrets-fixture", ok: true, count: 1},
+		{dir: "registry/curated/tools/default-pack", ok: true, count: 1},
+		{dir: "registry/curated/tools/dev-workspace", ok: true, count: 1},
+		{dir: "registry/curated/tools/dep-workspace", reason: `the packed package.json still says dependencies "@guard-fixture/agentos-ext-good": "workspace:*"`, rule: "workspace-protocol"},
+		{dir: "registry/curated/tools/blank-name", reason: `tool "   " (descriptor blank): the tool name is empty; AgentOS's ToolExecutor refuses`, rule: "tool-name-invalid"},
+		{dir: "registry/curated/tools/long-name", ok: true, count: 1, rule: "tool-name-invalid"},
+		{dir: "registry/curated/tools/manifest-broken", reason: "manifest.json", rule: "agentos-manifest-invalid"},
+		{dir: "registry/curated/tools/typo-schema", reason: `tool "search" inputSchema /properties/q/requried: "requried" is not a draft-07 keyword`, rule: "schema-format-unknown"},
+		{dir: "packages/plaios-bad-name", reason: `tool "get forecast" (WeatherCapability.manifest): the capability name "get forecast" has a space`, rule: "tool-name-invalid"},
+		{dir: "packages/openclaw-runtime-ext", ok: true, count: 2},
+		{dir: "packages/openclaw-ts-inferred", ok: true, count: 1},
+		{dir: "packages/openclaw-ts-only", reason: "openclaw.extensions names the TypeScript source ./index.ts and the tarball has no compiled runtime file for it", rule: "openclaw-entry"},
+		{dir: "packages/pi-no-parameters", reason: `registerTool: tool "weather" has no object parameter schema, and Pi refuses to load the extension`},
 		{dir: "registry/curated/tools/dotenv", reason: "the tarball ships .env, which looks like a credential", rule: "secret-shipped"},
 		{dir: "registry/curated/tools/undeclared", ok: true, count: 2, rule: "descriptor-undeclared"},
 		{dir: "registry/curated/lib/library-good", ok: true, count: 2},
@@ -274,8 +288,17 @@ func TestFixtures(t *testing.T) {
 		"ok @guard-fixture/pi-good@0.1.0 (1 tool)\n",
 		"ok @guard-fixture/plaios-good@0.1.0 (1 interface)\n",
 		"ok @guard-fixture/library-good@1.0.0 (2 exports)\n",
-		"  warning descriptor-undeclared: the factory returns descriptor \"shout\", which manifest.json does not list\n",
-		"22 packages guarded: 8 ok, 14 failed\n",
+		"  registry/curated/tools/undeclared/manifest.json:6:17: warning descriptor-undeclared: the factory returns descriptor \"shout\", which manifest.json does not list\n      hint: add it to extensions in manifest.json\n",
+		"36 packages guarded: 15 ok, 21 failed\n",
+		// Every schema error, with the tool, the JSON pointer, the line that wrote it and its hint.
+		"FAIL @guard-fixture/agentos-ext-typo-schema@1.0.0 (registry/curated/tools/typo-schema): tool \"search\" inputSchema /properties/q/requried: \"requried\" is not a draft-07 keyword; the AgentOS executor (Ajv in strict mode) refuses the schema because of it\n" +
+			"  registry/curated/tools/typo-schema/dist/index.js:10:28: error schema-keyword-unknown: tool \"search\" inputSchema /properties/q/requried: \"requried\" is not a draft-07 keyword; the AgentOS executor (Ajv in strict mode) refuses the schema because of it\n" +
+			"      hint: Did you mean \"required\"?\n" +
+			"  registry/curated/tools/typo-schema/dist/index.js:11:32: error schema-format-unknown: tool \"search\" inputSchema /properties/since/format: The format \"datetime\" is not one ajv-formats knows; the AgentOS executor (Ajv in strict mode) refuses the schema because of it\n" +
+			"      hint: Did you mean \"date-time\"?\n",
+		"  registry/curated/tools/long-name/dist/index.js:4:23: warning tool-name-invalid: tool \"search the web for very",
+		"is 156 characters long; MCP allows at most 128, so plaios mcp serve and export hermes refuse it (AgentOS itself accepts the name)\n",
+		"  registry/curated/tools/manifest-broken/manifest.json:7:3: error agentos-manifest-invalid: manifest.json is not valid JSON",
 	} {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("text output lacks %q:\n%s", line, text.String())
@@ -283,8 +306,11 @@ func TestFixtures(t *testing.T) {
 	}
 	var gh strings.Builder
 	WriteGitHub(&gh, rep)
-	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/dotenv/.env,title=plaios guard::@guard-fixture/agentos-ext-dotenv@1.0.0 (registry/curated/tools/dotenv): the tarball ships .env") {
+	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/dotenv/.env,line=1,col=1,title=plaios guard::@guard-fixture/agentos-ext-dotenv@1.0.0 (registry/curated/tools/dotenv): the tarball ships .env") {
 		t.Errorf("github annotations:\n%s", gh.String())
+	}
+	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/typo-schema/dist/index.js,line=11,col=32,title=schema-format-unknown::tool \"search\" inputSchema /properties/since/format: The format \"datetime\" is not one ajv-formats knows; the AgentOS executor (Ajv in strict mode) refuses the schema because of it%0Ahint: Did you mean \"date-time\"?\n") {
+		t.Errorf("github annotations lack the second schema error with its hint:\n%s", gh.String())
 	}
 }
 

@@ -219,13 +219,11 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	g.linkHosts(dir, members)
 	var rebuild []string
 	seen := map[string]bool{}
-	if g.ws.Roles != nil {
-		for _, r := range members {
-			for _, dep := range g.ws.Roles.Fixtures[r.Dir].InstallScripts {
-				if !seen[dep] {
-					seen[dep] = true
-					rebuild = append(rebuild, dep)
-				}
+	for _, r := range members {
+		for _, dep := range g.fixture(r.Dir).InstallScripts {
+			if !seen[dep] {
+				seen[dep] = true
+				rebuild = append(rebuild, dep)
 			}
 		}
 	}
@@ -233,7 +231,7 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		sort.Strings(rebuild)
 		args := append([]string{"rebuild", "--ignore-scripts=false", "--foreground-scripts=false", "--loglevel=error"}, rebuild...)
 		if _, err := g.runTool(ctx, dir, g.opts.NPM, args, env); err != nil {
-			return fmt.Errorf("npm rebuild %s (installScripts in %s) failed: %v", strings.Join(rebuild, " "), "scripts/package-roles.json", err)
+			return fmt.Errorf("npm rebuild %s (the fixtures' installScripts) failed: %v", strings.Join(rebuild, " "), err)
 		}
 	}
 	return nil

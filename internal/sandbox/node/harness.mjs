@@ -154,36 +154,63 @@ async function importSpecifier(specifier) {
 
 // --- AgentOS ---------------------------------------------------------------------------
 
-function findFactory(mod) {
-  if (typeof mod.createExtensionPack === 'function') return mod.createExtensionPack;
-  const d = mod.default;
-  if (typeof d === 'function') return d;
-  if (d && typeof d === 'object' && typeof d.createExtensionPack === 'function') return d.createExtensionPack.bind(d);
+// findPack resolves a module's pack as @framers/agentos 0.9.164 does
+// (dist/extensions/ExtensionManager.js, resolvePackFromModule): the factory is
+// mod.createExtensionPack, else mod.default.createExtensionPack, else mod.default, called as a
+// plain function; a module without one may default-export the pack itself ({name, descriptors}).
+function findPack(mod) {
+  const factory = mod?.createExtensionPack ?? mod?.default?.createExtensionPack ?? mod?.default;
+  if (typeof factory === 'function') return { factory };
+  const candidate = mod?.default ?? mod;
+  if (candidate && typeof candidate === 'object' && typeof candidate.name === 'string' && Array.isArray(candidate.descriptors)) return { pack: candidate };
   return null;
 }
 
+// secretValue is a secret as ExtensionManager keeps it: a string, trimmed, never empty
+// (hydrateSecretsFromPackEntry skips the others).
+function secretValue(v) {
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  return t === '' ? undefined : t;
+}
+
 async function agentosPack(mod) {
-  const factory = findFactory(mod);
-  if (!factory) fail('exports no createExtensionPack function (nor a default export that is one)');
-  const secrets = input.secrets || {};
-  const options = input.options || {};
+  const found = findPack(mod);
+  if (!found) fail('exports no createExtensionPack function (nor a default export that is one, or that is the pack itself)');
+  // The context ExtensionManager hands a factory (resolvePackFromModule):
+  // {manifestEntry, options, logger, getSecret, services}. options is the manifest entry's
+  // options, and by convention holds options.secrets, which hydrateSecretsFromPackEntry copies
+  // into the secrets getSecret reads. guard's entry: the fixture's options, with
+  // options.secrets holding the inert secrets (a placeholder for every required secret,
+  // overlaid by the fixture's), so a pack that reads context.options.secrets[id] and one that
+  // calls getSecret(id) see the same values.
+  const given = input.options && typeof input.options === 'object' && !Array.isArray(input.options) ? input.options : {};
+  const secrets = {};
+  if (given.secrets && typeof given.secrets === 'object' && !Array.isArray(given.secrets)) Object.assign(secrets, given.secrets);
+  Object.assign(secrets, input.secrets || {});
+  const options = { ...given, secrets };
   const getSecret = (id) => {
-    if (Object.prototype.hasOwnProperty.call(secrets, id)) return secrets[id];
+    const v = secretValue(secrets[id]);
+    if (v !== undefined) return v;
     return input.serve ? secretFromEnv(id) : undefined;
   };
+  const manifestEntry = { package: input.name, options };
   const context = {
+    manifestEntry,
     options,
     logger: inertLogger,
     getSecret,
     services: {},
-    manifestEntry: { package: input.name, options },
   };
   stage('factory');
-  let pack;
-  try {
-    pack = await factory(context);
-  } catch (err) {
-    fail(`createExtensionPack threw: ${message(err)}`);
+  let pack = found.pack;
+  if (found.factory) {
+    const factory = found.factory;
+    try {
+      pack = await factory(context);
+    } catch (err) {
+      fail(`createExtensionPack threw: ${message(err)}`);
+    }
   }
   const list = pack && Array.isArray(pack.descriptors) ? pack.descriptors : null;
   if (!list || list.length === 0) fail('returned no descriptors');
@@ -472,6 +499,11 @@ async function pi() {
     const base = {
       registerTool(def) {
         if (!def || typeof def !== 'object') fail('registerTool was called without a tool definition');
+        // Pi 1.6.0 throws here (dist/core/extensions/loader.js registerTool), and the extension
+        // does not load.
+        if (typeof def.parameters !== 'object' || def.parameters === null || Array.isArray(def.parameters)) {
+          fail(`registerTool: tool "${def.name}" has no object parameter schema, and Pi refuses to load the extension ("must define an object parameter schema")`);
+        }
         descriptors.push({ id: String(def.name), kind: 'tool' });
         addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
           typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
