@@ -650,3 +650,58 @@ export function createExtensionPack() {
 		t.Fatalf("%+v", rep.Packages[0])
 	}
 }
+
+// TestWorkspaceProtocolWithNPM holds guard to what npm does with a packed workspace:
+// specifier: a consumer's npm install never reads a dependency's devDependencies, so a tarball
+// with "workspace:*" there installs, while one with it in dependencies does not. The real npm
+// installs both tarballs from the test registry, and guard's verdicts agree with it.
+func TestWorkspaceProtocolWithNPM(t *testing.T) {
+	reg := testRegistry(t)
+	npm := testenv.LookPath(t, "npm")
+	dir := t.TempDir()
+	pkg := func(name, field string) string {
+		return `{"name":"@guard-ws/` + name + `","version":"1.0.0","type":"module","main":"index.js","license":"MIT",
+"` + field + `":{"@guard-ws/helper":"workspace:*"}}`
+	}
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":                 `{"name":"ws-repo","private":true,"workspaces":["packages/*"]}`,
+		"packages/helper/package.json": `{"name":"@guard-ws/helper","version":"1.0.0","type":"module","main":"index.js","license":"MIT"}`,
+		"packages/helper/index.js":     "export const help = true;\n",
+		"packages/helper/README.md":    "# helper\n\n```js\nimport { help } from '@guard-ws/helper';\n```\n",
+		"packages/dev/package.json":    pkg("dev", "devDependencies"),
+		"packages/dev/index.js":        "export const dev = true;\n",
+		"packages/dev/README.md":       "# dev\n\n```js\nimport { dev } from '@guard-ws/dev';\n```\n",
+		"packages/dep/package.json":    pkg("dep", "dependencies"),
+		"packages/dep/index.js":        "export const dep = true;\n",
+		"packages/dep/README.md":       "# dep\n\n```js\nimport { dep } from '@guard-ws/dep';\n```\n",
+	})
+	env := append(reg.NPMEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
+	packs := t.TempDir()
+	testenv.Run(t, dir, env, npm, "pack", "--pack-destination", packs, "./packages/dev", "./packages/dep")
+	install := func(name string) (string, error) {
+		project := t.TempDir()
+		testenv.WriteFiles(t, project, map[string]string{"package.json": `{"name":"consumer","private":true,"dependencies":{"@guard-ws/` + name + `":"file:` + filepath.Join(packs, "guard-ws-"+name+"-1.0.0.tgz") + `"}}`})
+		return testenv.RunErr(project, env, npm, "install", "--no-audit", "--no-fund")
+	}
+	if out, err := install("dev"); err != nil {
+		t.Fatalf("npm refused the tarball with workspace:* in devDependencies: %v\n%s", err, out)
+	}
+	out, err := install("dep")
+	if err == nil || !strings.Contains(out, "EUNSUPPORTEDPROTOCOL") {
+		t.Fatalf("npm installed the tarball with workspace:* in dependencies (%v):\n%s", err, out)
+	}
+
+	opts := baseOptions(t, dir)
+	opts.Only = []string{"packages/dev", "packages/dep"}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byDir(rep)
+	if r := got["packages/dev"]; r == nil || !r.OK {
+		t.Errorf("dev: %+v", r)
+	}
+	if r := got["packages/dep"]; r == nil || r.OK || r.Diagnostics[0].Rule != "workspace-protocol" || !strings.Contains(r.Reason, `dependencies "@guard-ws/helper": "workspace:*"`) {
+		t.Errorf("dep: %+v", r)
+	}
+}

@@ -395,8 +395,10 @@ func buildInput(check, name, installedDir string, pkg *jsonpos.Value, agentos *p
 			}
 		}
 	case checkPi:
-		for _, e := range pkg.Path("pi", "extensions").Strings() {
-			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
+		for _, e := range piPackageEntries(os.DirFS(installedDir), pkg) {
+			if e.File != "" {
+				in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(e.File)))
+			}
 		}
 	}
 	return in, nil

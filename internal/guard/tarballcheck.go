@@ -28,6 +28,15 @@ type packed struct {
 	plaios   *pack.PLAIOSModel
 	openclaw *pack.OpenClawModel
 	catalog  []byte // registry.json, for the root package
+	fsys     fs.FS  // the package folder the tarball unpacks to (packedFS), made once
+}
+
+// files is the package folder the tarball unpacks to.
+func (p *packed) files() fs.FS {
+	if p.fsys == nil {
+		p.fsys = packedFS(p.tb)
+	}
+	return p.fsys
 }
 
 // keepFiles are the files whose content the checks need.
@@ -154,7 +163,7 @@ func (g *run) checkTarball(r *Result) {
 	default:
 		g.checkEntry(r, pj, tb)
 	}
-	g.validatePacked(r, tb)
+	g.validatePacked(r)
 }
 
 // mapFS makes the kept files of a tarball an fs.FS, for the manifest parsers.
@@ -299,16 +308,12 @@ func (g *run) checkOpenClawSetup(r *Result, pj *jsonpos.Value, tb *tarball.Tarba
 	}
 }
 
-// checkPi: every pi.extensions entry is shipped.
+// checkPi: every pi.extensions entry names files in the tarball, as Pi resolves them
+// (piPackageEntries).
 func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
-	exts := pj.Path("pi", "extensions")
-	if exts == nil || len(exts.Strings()) == 0 {
-		r.diag("pi-extension-missing", "package.json", pj.Get("pi"), "the packed package.json lists no pi.extensions", `add "pi": {"extensions": ["./dist/index.js"]}`)
-		return
-	}
-	for _, it := range exts.Items {
-		if it.Kind == jsonpos.String && !tb.Has(it.Str) {
-			r.diag("pi-extension-missing", "package.json", it, fmt.Sprintf("the tarball lacks %s, which pi.extensions names", strings.TrimPrefix(it.Str, "./")), "build before packing, and make files in package.json cover it")
+	for _, e := range piPackageEntries(r.packed.files(), pj) {
+		if e.Problem != "" {
+			r.diag("pi-extension-missing", "package.json", e.At, e.Problem, "build before packing, and make files in package.json cover it")
 		}
 	}
 }

@@ -35,12 +35,14 @@ func keepForRules(name string) bool {
 
 // guardOwnRules are rules guard decides itself from the tarball (checkTarball), with more in
 // hand than validate: secret-shipped reads contents this folder does not hold,
-// workspace-protocol reads the packed specifiers, and openclaw-entry resolves each entry to
-// the file the installed openclaw loads (openclaw.go).
+// workspace-protocol reads the packed specifiers, openclaw-entry resolves each entry to the
+// file the installed openclaw loads (openclaw.go), and pi-extension-missing resolves
+// pi.extensions as Pi does, folders and globs included (pi.go).
 var guardOwnRules = map[string]bool{
-	"secret-shipped":     true,
-	"workspace-protocol": true,
-	"openclaw-entry":     true,
+	"secret-shipped":       true,
+	"workspace-protocol":   true,
+	"openclaw-entry":       true,
+	"pi-extension-missing": true,
 }
 
 // packedFS is the package folder the tarball unpacks to, as an fs.FS.
@@ -56,8 +58,8 @@ func packedFS(tb *tarball.Tarball) fs.FS {
 // them on a lone package folder, with r's runtime, and adds their errors to r (paths made the
 // package's own, so that they point at the sources the tarball was packed from). Warnings are
 // validate's to report: guard keeps only what fails a pack.
-func (g *run) validatePacked(r *Result, tb *tarball.Tarball) {
-	fsys := packedFS(tb)
+func (g *run) validatePacked(r *Result) {
+	fsys := r.packed.files()
 	pj := workspace.ReadPackageJSON(fsys, ".")
 	ws := &workspace.Workspace{FS: fsys, Source: "single", PackManager: "npm", Packages: []*workspace.Package{{Dir: ".", JSON: pj, Role: r.Role}}}
 	p := pack.Load(ws, ws.Packages[0], r.Runtime)

@@ -14,6 +14,8 @@
 // placeholder, and secrets are read from the environment as getSecret asks for them.
 
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
 const sandbox = globalThis[Symbol.for('plaios.sandbox')];
@@ -490,11 +492,44 @@ const piContext = new Proxy({ cwd, hasUI: false }, {
   },
 });
 
+// piImport loads an extension file as Pi 1.6.0 does (dist/core/extensions/loader.js,
+// loadExtensionModule): through jiti, which compiles TypeScript, taking the default export.
+// guard uses the jiti of the workspace's own Pi (the host package, which guard links into the
+// project and never installs); a JavaScript extension is imported directly when there is none.
+async function piImport(file) {
+  const rel = file.split('/node_modules/').pop();
+  let createJiti;
+  try {
+    const host = path.join(cwd, 'node_modules', '@earendil-works', 'pi-coding-agent', 'package.json');
+    const jitiPath = createRequire(fs.realpathSync(host)).resolve('jiti');
+    const m = await import(pathToFileURL(jitiPath).href);
+    createJiti = m.createJiti ?? m.default?.createJiti ?? m.default;
+  } catch {
+    createJiti = undefined;
+  }
+  if (typeof createJiti !== 'function') {
+    if (/\.(ts|tsx|mts|cts)$/i.test(file)) {
+      fail(`the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; guard loads it with the jiti of the workspace's @earendil-works/pi-coding-agent and finds none: install it (a devDependency) and guard again`);
+    }
+    const mod = await importSpecifier(pathToFileURL(file).href);
+    return mod.default;
+  }
+  try {
+    const jiti = createJiti(pathToFileURL(file).href, { moduleCache: false });
+    return await jiti.import(file, { default: true });
+  } catch (err) {
+    fail(`import failed: ${message(err)}`);
+  }
+}
+
 async function pi() {
   const descriptors = [];
-  for (const file of input.files || []) {
+  const files = input.files || [];
+  if (files.length === 0) return descriptors; // a package of skills, prompts or themes only
+  for (const file of files) {
     stage(`import ${file}`);
-    const mod = await importSpecifier(pathToFileURL(file).href);
+    const factory = await piImport(file);
+    const mod = { default: factory };
     if (typeof mod.default !== 'function') fail(`the extension ${file.split('/node_modules/').pop()} has no default export that takes the Pi API`);
     const base = {
       registerTool(def) {

@@ -1,0 +1,292 @@
+//go:build realworld
+
+// Package realworld is the real-world sweep (`make realworld`): it fetches the latest published
+// version of every package packages.txt names from the public npm registry, lays them out as
+// one workspace, runs plaios validate and plaios guard on each as a user would, and prints a
+// table (package, version, validate errors, guard verdict, reason). It needs the public
+// registry, so it is behind the realworld build tag and not part of `make test`; it reports,
+// and fails only when the sweep itself cannot run.
+package realworld
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plaios/plaios/internal/check"
+	"github.com/plaios/plaios/internal/guard"
+	"github.com/plaios/plaios/internal/sandbox"
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// entry is one package of the sweep and what became of it.
+type entry struct {
+	Name    string
+	Runtime string // the section of packages.txt
+	Version string
+	Slug    string // its folder under packs/
+	Fetch   string // why it could not be fetched ("not published", …); "" when it was
+
+	ValidateErrors []check.Diagnostic
+	Guard          *guard.Result
+}
+
+// readList reads packages.txt: [section] lines, names, # comments.
+func readList(t *testing.T, file string) []*entry {
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []*entry
+	section := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
+			section = strings.Trim(line, "[]")
+		default:
+			out = append(out, &entry{Name: line, Runtime: section, Slug: strings.NewReplacer("@", "", "/", "__").Replace(line)})
+		}
+	}
+	return out
+}
+
+func TestRealWorld(t *testing.T) {
+	start := time.Now()
+	list := readList(t, "packages.txt")
+	work := os.Getenv("PLAIOS_REALWORLD_DIR")
+	if work == "" {
+		work = t.TempDir()
+	} else if err := os.RemoveAll(work); err != nil {
+		t.Fatal(err)
+	}
+	tarballs := filepath.Join(work, "tarballs")
+	ws := filepath.Join(work, "workspace")
+	for _, d := range []string{tarballs, filepath.Join(ws, "packs"), filepath.Join(ws, "node_modules")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(testenv.CleanEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"), "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false")
+
+	// 1. Fetch the latest version of each, as a user would: npm pack <name>@latest.
+	fetchStart := time.Now()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, e := range list {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(e *entry) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			fetch(e, tarballs, filepath.Join(ws, "packs"), env)
+		}(e)
+	}
+	wg.Wait()
+	t.Logf("fetched %d packages in %v", len(list), time.Since(fetchStart).Round(time.Second))
+
+	// 2. The host runtimes, as a workspace that builds packs has them installed: guard never
+	// installs them, it links the workspace's copy.
+	hosts(t, ws, env)
+	if err := os.WriteFile(filepath.Join(ws, "package.json"), []byte(`{"name":"plaios-realworld","private":true,"workspaces":["packs/*"]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// 3. validate, one package at a time, as `plaios validate packs/<slug>` does.
+	for _, e := range list {
+		if e.Fetch != "" {
+			continue
+		}
+		res, err := check.Validate([]string{filepath.Join("packs", e.Slug)}, check.ValidateOptions{WorkDir: ws})
+		if err != nil {
+			e.ValidateErrors = []check.Diagnostic{{Rule: "validate", Severity: check.Error, Message: err.Error()}}
+			continue
+		}
+		for _, d := range res.Diagnostics {
+			if d.Severity == check.Error {
+				e.ValidateErrors = append(e.ValidateErrors, d)
+			}
+		}
+	}
+
+	// 4. guard, all of them in one run, as `plaios guard --all` does.
+	guardStart := time.Now()
+	node := filepath.Join(testenv.Node24(t), "node")
+	genv := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		genv[k] = v
+	}
+	genv["PATH"] = testenv.Node24(t) + string(os.PathListSeparator) + genv["PATH"]
+	rep, err := guard.Run(context.Background(), guard.Options{
+		Dir: ws, All: true, Jobs: 2, Timeout: 90 * time.Second, Sandbox: sandbox.Auto, Node: node,
+		Getenv: func(k string) string { return genv[k] },
+		Log:    logWriter{t},
+	})
+	if err != nil {
+		t.Fatalf("guard could not run: %v", err)
+	}
+	byDir := map[string]*guard.Result{}
+	for _, r := range rep.Packages {
+		byDir[r.Dir] = r
+	}
+	for _, e := range list {
+		e.Guard = byDir["packs/"+e.Slug]
+	}
+	t.Logf("guarded %d packages in %v", len(rep.Packages), time.Since(guardStart).Round(time.Second))
+
+	table := render(list, time.Since(start))
+	fmt.Println(table)
+	if out := os.Getenv("PLAIOS_REALWORLD_TABLE"); out != "" {
+		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// fetch packs e's latest version into dir and unpacks it under packs/<slug>.
+func fetch(e *entry, dir, packs string, env []string) {
+	cmd := exec.Command("npm", "pack", e.Name+"@latest", "--json", "--foreground-scripts=false", "--pack-destination", dir)
+	cmd.Env = env
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		switch {
+		case strings.Contains(msg, "E404"):
+			e.Fetch = "not published"
+		default:
+			e.Fetch = "npm pack failed: " + firstLine(msg)
+		}
+		return
+	}
+	var packed []struct {
+		Version  string `json:"version"`
+		Filename string `json:"filename"`
+	}
+	if err := json.Unmarshal(out, &packed); err != nil || len(packed) != 1 {
+		e.Fetch = "npm pack printed no result"
+		return
+	}
+	e.Version = packed[0].Version
+	target := filepath.Join(packs, e.Slug)
+	if err := os.MkdirAll(target, 0o755); err != nil {
+		e.Fetch = err.Error()
+		return
+	}
+	if out, err := exec.Command("tar", "xzf", filepath.Join(dir, packed[0].Filename), "-C", target, "--strip-components=1").CombinedOutput(); err != nil {
+		e.Fetch = "cannot unpack: " + firstLine(string(out))
+	}
+}
+
+// hosts links the host runtimes into the workspace's node_modules: @framers/agentos (latest,
+// installed once into the test cache), and the pinned openclaw and Pi the tests use.
+func hosts(t *testing.T, ws string, env []string) {
+	out, err := exec.Command("npm", "view", "@framers/agentos@latest", "version").Output()
+	if err != nil {
+		t.Fatalf("npm view @framers/agentos: %v", err)
+	}
+	version := strings.TrimSpace(string(out))
+	agentos := testenv.CacheDir(t, "realworld-agentos-"+version)
+	if _, err := os.Stat(filepath.Join(agentos, "node_modules", "@framers", "agentos", "package.json")); err != nil {
+		testenv.WriteFiles(t, agentos, map[string]string{"package.json": `{"name":"host","private":true}`})
+		testenv.Run(t, agentos, env, "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=optional", "--legacy-peer-deps", "@framers/agentos@"+version)
+	}
+	link := func(target, name string) {
+		l := filepath.Join(ws, "node_modules", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(agentos, "node_modules", "@framers", "agentos"), "@framers/agentos")
+	ocBin, _ := testenv.OpenClaw(t)
+	link(filepath.Join(filepath.Dir(filepath.Dir(ocBin)), "openclaw"), "openclaw")
+	piBin, _, _ := testenv.Pi(t)
+	piModules := filepath.Dir(filepath.Dir(piBin))
+	for _, p := range []string{"pi-coding-agent", "pi-ai", "pi-agent-core", "pi-tui"} {
+		if _, err := os.Stat(filepath.Join(piModules, "@earendil-works", p)); err == nil {
+			link(filepath.Join(piModules, "@earendil-works", p), "@earendil-works/"+p)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "npm error"))
+		if l != "" && !strings.Contains(l, "complete log") {
+			return l
+		}
+	}
+	return "no output"
+}
+
+// render is the table, as the README shows it.
+func render(list []*entry, took time.Duration) string {
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Runtime < list[j].Runtime })
+	var b strings.Builder
+	counts := map[string]int{}
+	b.WriteString("| package | version | validate errors | guard | reason |\n|---|---|---|---|---|\n")
+	for _, e := range list {
+		verdict, reason, errs := "", "", ""
+		switch {
+		case e.Fetch != "":
+			verdict, reason = "—", e.Fetch
+			counts[e.Fetch]++
+		case e.Guard == nil:
+			verdict, reason = "—", "not guarded"
+		case e.Guard.OK:
+			verdict = "ok"
+			counts["ok"]++
+		default:
+			verdict, reason = "FAIL", e.Guard.Reason
+			counts["fail"]++
+		}
+		if e.Fetch == "" {
+			rules := map[string]int{}
+			var ids []string
+			for _, d := range e.ValidateErrors {
+				if rules[d.Rule] == 0 {
+					ids = append(ids, d.Rule)
+				}
+				rules[d.Rule]++
+			}
+			errs = fmt.Sprint(len(e.ValidateErrors))
+			if len(ids) > 0 {
+				errs += " (" + strings.Join(ids, ", ") + ")"
+			}
+		}
+		reason = strings.ReplaceAll(reason, "|", "\\|")
+		if len(reason) > 220 {
+			reason = reason[:217] + "…"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", e.Name, e.Version, errs, verdict, reason)
+	}
+	fmt.Fprintf(&b, "\n%d packages: %d guard ok, %d guard failed, %d not published; the sweep took %v\n",
+		len(list), counts["ok"], counts["fail"], counts["not published"], took.Round(time.Second))
+	return b.String()
+}
+
+type logWriter struct{ t *testing.T }
+
+func (l logWriter) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
