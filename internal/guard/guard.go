@@ -310,6 +310,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	if err := g.loadAll(ctx, results, installed); err != nil {
 		return nil, err
 	}
+	g.validateAll(results)
 	g.finish(rep)
 	return rep, g.writeReport(rep)
 }

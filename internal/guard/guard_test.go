@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plaios/plaios/internal/check"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/sandbox"
 	"github.com/plaios/plaios/internal/testenv"
@@ -333,7 +334,12 @@ func assertNoLeftovers(t *testing.T) {
 
 // TestRealPacks guards published @framers/agentos-ext-* packs as they are: downloaded once
 // from npm, mirrored with their dependencies into the test registry, laid out as an
-// agentos-extensions repository.
+// agentos-extensions repository. Among them web-browser 1.2.1 and channel-discord 0.1.0 carry
+// "workspace:*" in devDependencies, which npm never installs for a consumer, and
+// channel-telegram 0.1.0 (like channel-discord) reads its bot token from
+// context.options.secrets, as @framers/agentos hands it. All of them load; what fails them is
+// what validate reports on their files too: repository rules they break (an MIT licence, no
+// publishConfig, a manifest version behind package.json).
 func TestRealPacks(t *testing.T) {
 	reg := testRegistry(t)
 	root := testenv.RepoRoot(t)
@@ -352,8 +358,8 @@ func TestRealPacks(t *testing.T) {
 		}
 		testenv.Run(t, target, nil, "tar", "xzf", p.Tarball, "--strip-components=1")
 	}
-	if len(roles) != 5 {
-		t.Fatalf("the mirror lockfile names %d packs, want 5", len(roles))
+	if len(roles) != 8 {
+		t.Fatalf("the mirror lockfile names %d packs, want 8", len(roles))
 	}
 	rm, _ := json.Marshal(map[string]any{"roles": roles})
 	testenv.WriteFiles(t, dir, map[string]string{"scripts/package-roles.json": string(rm)})
@@ -364,7 +370,7 @@ func TestRealPacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Packages) != 0 || rep.Skipped != 5 || !strings.Contains(Summary(rep), "nothing to guard") {
+	if len(rep.Packages) != 0 || rep.Skipped != 8 || !strings.Contains(Summary(rep), "nothing to guard") {
 		t.Fatalf("default candidates: %d guarded, %d skipped: %s", len(rep.Packages), rep.Skipped, Summary(rep))
 	}
 
@@ -373,20 +379,47 @@ func TestRealPacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	policy := map[string]bool{"agentos-license": true, "agentos-license-file": true, "agentos-publish-access": true, "agentos-version-mismatch": true}
 	for _, r := range rep.Packages {
-		if !r.OK {
-			t.Errorf("%s@%s: %s", r.Name, r.Version, r.Reason)
+		if len(r.Descriptors) == 0 {
+			t.Errorf("%s@%s did not load: %s", r.Name, r.Version, r.Reason)
 			continue
 		}
-		if len(r.Descriptors) == 0 {
-			t.Errorf("%s: no descriptors", r.Name)
+		for _, d := range r.Diagnostics {
+			if d.Rule == "workspace-protocol" || d.Severity == check.Error && !policy[d.Rule] {
+				t.Errorf("%s@%s: %s %s: %s", r.Name, r.Version, d.Severity, d.Rule, d.Message)
+			}
 		}
-		t.Logf("ok %s@%s (%s), %d diagnostics", r.Name, r.Version, r.Noun(), len(r.Diagnostics))
+		if !r.OK && !policy[r.Diagnostics[0].Rule] {
+			t.Errorf("%s@%s fails for %q", r.Name, r.Version, r.Reason)
+		}
+		t.Logf("%s@%s (%s): ok=%v %s", r.Name, r.Version, r.Noun(), r.OK, r.Reason)
 	}
 	got := byDir(rep)
 	ws := got["registry/curated/real/web-search"]
 	if ws == nil || len(ws.Descriptors) != 3 || ws.Descriptors[0].ID != "web_search" {
 		t.Errorf("web-search descriptors: %+v", ws)
+	}
+	// The token reached the factories through context.options.secrets (they throw without it).
+	for _, d := range []string{"channel-telegram", "channel-discord"} {
+		if r := got["registry/curated/real/"+d]; r == nil || len(r.Descriptors) < 2 {
+			t.Errorf("%s: %+v", d, r)
+		}
+	}
+	// With the repository's policy rules off, as a repository of MIT packs would set them, every
+	// one of them passes.
+	opts.Severity = map[string]check.Severity{}
+	for id := range policy {
+		opts.Severity[id] = check.Off
+	}
+	rep, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Packages {
+		if !r.OK {
+			t.Errorf("with the policy rules off, %s@%s: %s", r.Name, r.Version, r.Reason)
+		}
 	}
 	// The tarballs guard packs from the published files hash like the published ones.
 	for _, p := range mirrored {

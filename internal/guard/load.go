@@ -42,6 +42,7 @@ type harnessInput struct {
 	Catalog        json.RawMessage   `json:"catalog,omitempty"`
 	PLAIOS         []plaiosIface     `json:"plaios,omitempty"`
 	Files          []string          `json:"files,omitempty"`
+	PackageDir     string            `json:"packageDir,omitempty"` // the installed package (OpenClaw's api.rootDir)
 	// Serve and SecretEnv are for the bridges' long-lived loads (internal/bridge): descriptors
 	// whose non-optional secrets are missing are left out, and getSecret reads the environment
 	// variable SecretEnv maps an id to (else the id's conventional name).
@@ -382,6 +383,7 @@ func buildInput(check, name, installedDir string, pkg *jsonpos.Value, agentos *p
 		}
 		in.PLAIOS = plaiosInputs(name, plaios, fixture.Options)
 	case checkOpenClaw:
+		in.PackageDir = installedDir
 		// Every entry, each through the file an installed openclaw loads for it
 		// (openclaw.runtimeExtensions, or the built candidate of a TypeScript source).
 		has := func(rel string) bool {

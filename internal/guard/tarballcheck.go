@@ -163,7 +163,6 @@ func (g *run) checkTarball(r *Result) {
 	default:
 		g.checkEntry(r, pj, tb)
 	}
-	g.validatePacked(r)
 }
 
 // mapFS makes the kept files of a tarball an fs.FS, for the manifest parsers.

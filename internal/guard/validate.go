@@ -45,6 +45,17 @@ var guardOwnRules = map[string]bool{
 	"pi-extension-missing": true,
 }
 
+// validateAll runs validate's rules on every packed tarball, after the loads: a pack that
+// breaks a rule of validate fails, and the install and the load have still run, so a reason
+// of theirs (the first cause) is not hidden behind it.
+func (g *run) validateAll(results []*Result) {
+	g.parallel(len(results), func(i int) {
+		if r := results[i]; r.packed != nil && r.packed.pkg != nil {
+			g.validatePacked(r)
+		}
+	})
+}
+
 // packedFS is the package folder the tarball unpacks to, as an fs.FS.
 func packedFS(tb *tarball.Tarball) fs.FS {
 	m := fstest.MapFS{}

@@ -440,9 +440,17 @@ async function openclaw() {
       addTool(source, tool.name, tool.parameters, tool.outputSchema, { description: tool.description, title: tool.label, tags: tool.tags },
         typeof tool.execute === 'function' ? async (args, call) => ({ ok: true, content: await tool.execute(call.callId, args, call.signal, () => {}) }) : undefined);
     };
+    // The API openclaw 2026.9.6 hands register() when the gateway loads a plugin
+    // (dist/loader-runtime-load-*.mjs, createPluginApiFactory): registrationMode "full", so a
+    // bundled channel entry (defineBundledChannelEntry) loads its channel plugin and runs
+    // registerFull, where its tools are registered.
     const base = {
       id: entry && entry.id,
       name: entry && entry.name,
+      description: entry && entry.description,
+      source: file,
+      rootDir: input.packageDir,
+      registrationMode: 'full',
       pluginConfig: {},
       config: {},
       logger: inertLogger,
