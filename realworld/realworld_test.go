@@ -84,18 +84,22 @@ func TestRealWorld(t *testing.T) {
 	// source repository, which the sweep does not have. guard's own npm runs read this too.
 	t.Setenv("npm_config_ignore_scripts", "true")
 
-	// 1. Fetch the latest version of each, as a user would: npm pack <name>@latest.
+	// 1. Fetch the latest version of each, as a user would: npm pack <name>@latest, several
+	// names a process (npm resolves them all before writing any, so a name that is not
+	// published is dropped and the rest packed again).
 	fetchStart := time.Now()
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for _, e := range list {
+	const chunks = 4
+	for c := 0; c < chunks; c++ {
+		var group []*entry
+		for i := c; i < len(list); i += chunks {
+			group = append(group, list[i])
+		}
 		wg.Add(1)
-		sem <- struct{}{}
-		go func(e *entry) {
+		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
-			fetch(e, tarballs, filepath.Join(ws, "packs"), env)
-		}(e)
+			fetch(group, tarballs, filepath.Join(ws, "packs"), env)
+		}()
 	}
 	wg.Wait()
 	t.Logf("fetched %d packages in %v", len(list), time.Since(fetchStart).Round(time.Second))
@@ -159,42 +163,77 @@ func TestRealWorld(t *testing.T) {
 	}
 }
 
-// fetch packs e's latest version into dir and unpacks it under packs/<slug>.
-func fetch(e *entry, dir, packs string, env []string) {
-	cmd := exec.Command("npm", "pack", e.Name+"@latest", "--json", "--foreground-scripts=false", "--pack-destination", dir)
-	cmd.Env = env
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
+// fetch packs the latest version of each of group into dir and unpacks each under
+// packs/<slug>.
+func fetch(group []*entry, dir, packs string, env []string) {
+	todo := append([]*entry(nil), group...)
+	for len(todo) > 0 {
+		args := []string{"pack", "--json", "--foreground-scripts=false", "--pack-destination", dir}
+		for _, e := range todo {
+			args = append(args, e.Name+"@latest")
 		}
-		switch {
-		case strings.Contains(msg, "E404"):
-			e.Fetch = "not published"
-		default:
-			e.Fetch = "npm pack failed: " + firstLine(msg)
+		cmd := exec.Command("npm", args...)
+		cmd.Env = env
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			msg := string(out)
+			if ee, ok := err.(*exec.ExitError); ok {
+				msg += string(ee.Stderr)
+			}
+			missing := ""
+			if i := strings.Index(msg, "The requested resource '"); i >= 0 && strings.Contains(msg, "E404") {
+				missing = strings.TrimSuffix(strings.SplitN(msg[i+len("The requested resource '"):], "'", 2)[0], "@latest")
+			}
+			next := todo[:0]
+			for _, e := range todo {
+				if e.Name == missing {
+					e.Fetch = "not published"
+				} else {
+					next = append(next, e)
+				}
+			}
+			if missing == "" || len(next) == len(todo) {
+				for _, e := range next {
+					e.Fetch = "npm pack failed: " + firstLine(msg)
+				}
+				return
+			}
+			todo = next
+			continue
+		}
+		var packed []struct {
+			Name     string `json:"name"`
+			Version  string `json:"version"`
+			Filename string `json:"filename"`
+		}
+		if err := json.Unmarshal(out, &packed); err != nil {
+			for _, e := range todo {
+				e.Fetch = "npm pack printed no result"
+			}
+			return
+		}
+		for _, e := range todo {
+			e.Fetch = "npm pack wrote no tarball"
+			for _, p := range packed {
+				if p.Name == e.Name {
+					e.Version, e.Fetch = p.Version, unpack(filepath.Join(dir, p.Filename), filepath.Join(packs, e.Slug))
+				}
+			}
 		}
 		return
 	}
-	var packed []struct {
-		Version  string `json:"version"`
-		Filename string `json:"filename"`
-	}
-	if err := json.Unmarshal(out, &packed); err != nil || len(packed) != 1 {
-		e.Fetch = "npm pack printed no result"
-		return
-	}
-	e.Version = packed[0].Version
-	target := filepath.Join(packs, e.Slug)
+}
+
+// unpack unpacks a tarball into target, returning why it could not ("" when it did).
+func unpack(tgz, target string) string {
 	if err := os.MkdirAll(target, 0o755); err != nil {
-		e.Fetch = err.Error()
-		return
+		return err.Error()
 	}
-	if out, err := exec.Command("tar", "xzf", filepath.Join(dir, packed[0].Filename), "-C", target, "--strip-components=1").CombinedOutput(); err != nil {
-		e.Fetch = "cannot unpack: " + firstLine(string(out))
+	if out, err := exec.Command("tar", "xzf", tgz, "-C", target, "--strip-components=1").CombinedOutput(); err != nil {
+		return "cannot unpack: " + firstLine(string(out))
 	}
+	return ""
 }
 
 // hosts links the host runtimes into the workspace's node_modules: @framers/agentos (latest,

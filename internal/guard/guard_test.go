@@ -2,6 +2,7 @@ package guard
 
 import (
 	"context"
+	"fmt"
 	"crypto/sha1"
 	"crypto/sha512"
 	"encoding/base64"
@@ -431,20 +432,26 @@ func TestRealPacks(t *testing.T) {
 	}
 }
 
-// TestInstallFallback: when the joint install fails, each candidate is installed alone and the
-// one that breaks it is named.
+// TestInstallFallback: when the joint install fails, the candidates are installed in halves
+// until the one that breaks it is named; the others load from the projects their halves
+// installed into, and it takes a handful of installs, not one per package.
 func TestInstallFallback(t *testing.T) {
 	dir := t.TempDir()
 	pkg := func(name string, deps string) string {
 		return `{"name":"@guard-fixture/` + name + `","version":"1.0.0","type":"module","main":"index.js","dependencies":{` + deps + `}}`
 	}
-	testenv.WriteFiles(t, dir, map[string]string{
+	files := map[string]string{
 		"package.json":                 `{"name":"fallback-repo","private":true,"workspaces":["packages/*"]}`,
-		"packages/fine/package.json":   pkg("fine", ""),
-		"packages/fine/index.js":       "export const fine = true;\n",
 		"packages/broken/package.json": pkg("broken", `"@guard-fixture/no-such-package":"^9.9.9"`),
 		"packages/broken/index.js":     "export const broken = true;\n",
-	})
+	}
+	const fine = 12
+	for i := 0; i < fine; i++ {
+		n := fmt.Sprintf("fine-%02d", i)
+		files["packages/"+n+"/package.json"] = pkg(n, "")
+		files["packages/"+n+"/index.js"] = "export const fine = true;\n"
+	}
+	testenv.WriteFiles(t, dir, files)
 	opts := baseOptions(t, dir)
 	opts.All = true
 	var log strings.Builder
@@ -454,8 +461,10 @@ func TestInstallFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := byDir(rep)
-	if r := got["packages/fine"]; r == nil || !r.OK {
-		t.Fatalf("fine: %+v", r)
+	for i := 0; i < fine; i++ {
+		if r := got[fmt.Sprintf("packages/fine-%02d", i)]; r == nil || !r.OK {
+			t.Fatalf("fine-%02d: %+v", i, r)
+		}
 	}
 	r := got["packages/broken"]
 	if r == nil || r.OK || !strings.HasPrefix(r.Reason, "install failed: ") || !strings.Contains(r.Reason, "no-such-package") {
@@ -463,6 +472,10 @@ func TestInstallFallback(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "the joint install failed") {
 		t.Errorf("the log does not say the joint install failed:\n%s", log.String())
+	}
+	// 13 candidates, one culprit: the joint install, then two per halving (13 → 7 → 4 → 2 → 1).
+	if n := strings.Count(log.String(), "run npm install "); n > 1+2*4 {
+		t.Errorf("%d installs for 13 candidates with one culprit", n)
 	}
 }
 
