@@ -190,7 +190,17 @@ async function agentosPack(mod) {
   const secrets = {};
   if (given.secrets && typeof given.secrets === 'object' && !Array.isArray(given.secrets)) Object.assign(secrets, given.secrets);
   Object.assign(secrets, input.secrets || {});
-  const options = { ...given, secrets };
+  // Served (plaios mcp serve), a secret the pack reads from options.secrets comes from the
+  // environment as getSecret's do: secret ids are dotted ("telegram.botToken").
+  const optionSecrets = input.serve
+    ? new Proxy(secrets, {
+        get(t, p) {
+          if (typeof p !== 'string' || Object.prototype.hasOwnProperty.call(t, p) || !p.includes('.')) return t[p];
+          return secretFromEnv(p);
+        },
+      })
+    : secrets;
+  const options = { ...given, secrets: optionSecrets };
   const getSecret = (id) => {
     const v = secretValue(secrets[id]);
     if (v !== undefined) return v;
