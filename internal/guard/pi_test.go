@@ -11,9 +11,10 @@ import (
 )
 
 // TestPiExtensions: guard finds a Pi package's extensions as Pi 1.6.0 does (a folder's
-// index.ts, globs with ! exclusions, no extension at all in a skills package) and loads
-// TypeScript through the jiti of the workspace's Pi, as Pi itself loads it. Without a Pi in the
-// workspace a TypeScript extension fails with a sentence saying what to install.
+// index.ts, globs with ! exclusions, no extension at all in a skills package) and loads them
+// with the extension loader of the workspace's Pi, as Pi itself does. Without a Pi in the
+// workspace a JavaScript extension still loads, and a TypeScript one fails with a sentence
+// saying what to install.
 func TestPiExtensions(t *testing.T) {
 	piBin, _, _ := testenv.Pi(t)
 	dir := t.TempDir()
@@ -33,13 +34,16 @@ func TestPiExtensions(t *testing.T) {
 		"package.json":                    `{"name":"pi-repo","private":true,"workspaces":["packages/*"]}`,
 		"packages/ts-folder/package.json": pkg("ts-folder", `{"extensions":["./extensions"]}`),
 		"packages/ts-folder/README.md":    readme,
-		// TypeScript that type stripping alone cannot run (an enum): jiti compiles it, as in Pi.
-		"packages/ts-folder/extensions/index.ts": `enum Unit { Celsius = 'C', Fahrenheit = 'F' }
+		// TypeScript that type stripping alone cannot run (an enum), and typebox, which Pi
+		// provides to its extensions (the package does not install it): Pi's loader compiles the
+		// file with jiti and resolves typebox to its own copy.
+		"packages/ts-folder/extensions/index.ts": `import { Type } from 'typebox';
+enum Unit { Celsius = 'C', Fahrenheit = 'F' }
 interface Params { city: string }
 export default function (pi: { registerTool(t: unknown): void }): void {
   const unit: Unit = Unit.Celsius;
   pi.registerTool({ name: 'weather_' + unit, label: 'Weather', description: 'The weather.',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    parameters: Type.Object({ city: Type.String() }),
     async execute(_id: string, p: Params) { return { content: [{ type: 'text', text: p.city }], details: {} }; } });
 }
 `,

@@ -14,7 +14,6 @@
 // placeholder, and secrets are read from the environment as getSecret asks for them.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
@@ -510,45 +509,61 @@ const piContext = new Proxy({ cwd, hasUI: false }, {
   },
 });
 
-// piImport loads an extension file as Pi 1.6.0 does (dist/core/extensions/loader.js,
-// loadExtensionModule): through jiti, which compiles TypeScript, taking the default export.
-// guard uses the jiti of the workspace's own Pi (the host package, which guard links into the
-// project and never installs); a JavaScript extension is imported directly when there is none.
-async function piImport(file) {
-  const rel = file.split('/node_modules/').pop();
-  let createJiti;
+// piHost returns the extension loader of the workspace's own Pi (the host package, which
+// guard links into the project and never installs): loadExtensions of
+// @earendil-works/pi-coding-agent's dist/core/extensions/loader.js (Pi 1.6.0), which loads
+// each file through jiti (TypeScript included) with Pi's aliases (its core packages and
+// typebox resolve to its own copies) and hands it Pi's real API. null without one.
+async function piHost() {
   try {
-    const host = path.join(cwd, 'node_modules', '@earendil-works', 'pi-coding-agent', 'package.json');
-    const jitiPath = createRequire(fs.realpathSync(host)).resolve('jiti');
-    const m = await import(pathToFileURL(jitiPath).href);
-    createJiti = m.createJiti ?? m.default?.createJiti ?? m.default;
+    const host = fs.realpathSync(path.join(cwd, 'node_modules', '@earendil-works', 'pi-coding-agent'));
+    const mod = await import(pathToFileURL(path.join(host, 'dist', 'core', 'extensions', 'loader.js')).href);
+    return typeof mod.loadExtensions === 'function' ? mod.loadExtensions : null;
   } catch {
-    createJiti = undefined;
+    return null;
   }
-  if (typeof createJiti !== 'function') {
-    if (/\.(ts|tsx|mts|cts)$/i.test(file)) {
-      fail(`the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; guard loads it with the jiti of the workspace's @earendil-works/pi-coding-agent and finds none: install it (a devDependency) and guard again`);
-    }
-    const mod = await importSpecifier(pathToFileURL(file).href);
-    return mod.default;
-  }
-  try {
-    const jiti = createJiti(pathToFileURL(file).href, { moduleCache: false });
-    return await jiti.import(file, { default: true });
-  } catch (err) {
-    fail(`import failed: ${message(err)}`);
-  }
+}
+
+function piTool(descriptors, def) {
+  descriptors.push({ id: String(def.name), kind: 'tool' });
+  addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
+    typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
 }
 
 async function pi() {
   const descriptors = [];
   const files = input.files || [];
   if (files.length === 0) return descriptors; // a package of skills, prompts or themes only
+  const loadExtensions = await piHost();
+  if (loadExtensions) {
+    stage('register');
+    let loaded;
+    try {
+      loaded = await loadExtensions(files, cwd);
+    } catch (err) {
+      fail(`Pi's extension loader threw: ${message(err)}`);
+    }
+    for (const e of loaded.errors || []) {
+      fail(`Pi cannot load ${String(e.path).split('/node_modules/').pop()}: ${message(e.error)}`);
+    }
+    for (const ext of loaded.extensions || []) {
+      for (const [, registered] of ext.tools || []) {
+        if (registered && registered.definition) piTool(descriptors, registered.definition);
+      }
+    }
+    if (descriptors.length === 0) fail('registered no tools');
+    return descriptors;
+  }
+  // No Pi in the workspace: a JavaScript extension is imported directly and handed a recording
+  // API that refuses what Pi's registerTool refuses; TypeScript needs Pi's compiler.
   for (const file of files) {
+    const rel = file.split('/node_modules/').pop();
+    if (/\.(ts|tsx|mts|cts)$/i.test(file)) {
+      fail(`the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; guard loads it with the workspace's @earendil-works/pi-coding-agent and finds none: install it (a devDependency) and guard again`);
+    }
     stage(`import ${file}`);
-    const factory = await piImport(file);
-    const mod = { default: factory };
-    if (typeof mod.default !== 'function') fail(`the extension ${file.split('/node_modules/').pop()} has no default export that takes the Pi API`);
+    const mod = await importSpecifier(pathToFileURL(file).href);
+    if (typeof mod.default !== 'function') fail(`the extension ${rel} has no default export that takes the Pi API`);
     const base = {
       registerTool(def) {
         if (!def || typeof def !== 'object') fail('registerTool was called without a tool definition');
@@ -557,9 +572,7 @@ async function pi() {
         if (typeof def.parameters !== 'object' || def.parameters === null || Array.isArray(def.parameters)) {
           fail(`registerTool: tool "${def.name}" has no object parameter schema, and Pi refuses to load the extension ("must define an object parameter schema")`);
         }
-        descriptors.push({ id: String(def.name), kind: 'tool' });
-        addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
-          typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
+        piTool(descriptors, def);
       },
     };
     const api = new Proxy(base, {
