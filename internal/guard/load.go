@@ -320,11 +320,11 @@ func (g *run) fixture(dir string) workspace.Fixture {
 	if g.ws != nil && g.ws.Roles != nil {
 		base = g.ws.Roles.Fixtures[dir]
 	}
-	return MergeFixtures(base, g.opts.Fixtures[dir])
+	return mergeFixtures(base, g.opts.Fixtures[dir])
 }
 
-// MergeFixtures lays over on top of base: secrets and options key by key, installScripts added.
-func MergeFixtures(base, over workspace.Fixture) workspace.Fixture {
+// mergeFixtures lays over on top of base: secrets and options key by key, installScripts added.
+func mergeFixtures(base, over workspace.Fixture) workspace.Fixture {
 	out := workspace.Fixture{}
 	if len(base.Secrets)+len(over.Secrets) > 0 {
 		out.Secrets = map[string]string{}
