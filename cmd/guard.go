@@ -43,6 +43,7 @@ type GuardOptions struct {
 	Shard    string // "I/N"
 	Sandbox  string
 	Format   string
+	Runtime  string // --runtime
 }
 
 // NewCmdGuard builds `plaios guard`. runF replaces the run in tests of flag parsing.
@@ -59,6 +60,9 @@ runtime and role.
 Candidates by default are the publishable packages whose version is not yet on the registry;
 --all takes every publishable package, --only the folders it names, --plan the releases of a
 release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.
+
+Each package's runtime (and so its contract) comes from its content, as for validate;
+--runtime (or the configuration's runtime) forces one for every candidate.
 
 Packages load with inert inputs. An AgentOS factory is called as @framers/agentos calls it,
 with {options, logger, getSecret, services, manifestEntry}: options.secrets and getSecret hold
@@ -97,6 +101,9 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 					return err
 				}
 			}
+			if _, err := parseRuntimeFlag(opts.Runtime); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -114,6 +121,7 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the network is refused: auto, netns or off")
 	fl.StringVar(&opts.Format, "format", "text", "output: text, json or github")
+	addRuntimeFlag(c, &opts.Runtime, "guard every candidate")
 	f.bindFlag("registry", fl.Lookup("registry"))
 	f.bindFlag("jobs", fl.Lookup("jobs"))
 	return c
@@ -149,6 +157,10 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	if err != nil {
 		return err
 	}
+	force, err := forcedRuntime(opts.Runtime, func() (*config.Config, error) { return cfg, nil })
+	if err != nil {
+		return err
+	}
 	sev := map[string]check.Severity{}
 	for id, v := range cfg.Rules {
 		s, ok := check.ParseSeverity(v)
@@ -178,6 +190,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		Registry:    cfg.Registry,
 		Sandbox:     sandbox.Mode(opts.Sandbox),
 		PackManager: cfg.PackManager,
+		Runtime:     force,
 		Severity:    sev,
 		Fixtures:    fixtures,
 		Getenv:      opts.Getenv,

@@ -71,15 +71,20 @@ func (g *run) toolSchemas(r *Result, tools []harnessTool, loc *locator, entries 
 			file, line, col := at(t.Name, nil)
 			r.Diagnostics = append(r.Diagnostics, check.Diagnostic{Rule: "tool-name-invalid", Severity: sev, File: file, Line: line, Col: col, Message: msg, Hint: hint})
 		}
+		// AgentOS and OpenClaw compare names trimmed (as validate's tool-name-invalid does).
+		key := t.Name
+		if r.Runtime == pack.AgentOS || r.Runtime == pack.OpenClaw {
+			key = strings.TrimSpace(key)
+		}
 		if err := schema.ToolName(t.Name, toolDialect(r.Runtime)); err != nil {
 			nameDiag(check.Error, fmt.Sprintf("tool %q (%s): %v", t.Name, t.Source, err), "give the tool a name")
-		} else if seen[t.Name] {
+		} else if seen[key] {
 			nameDiag(check.Error, fmt.Sprintf("two tools are named %q", t.Name), "give every tool its own name")
 		} else if err := schema.ToolName(t.Name, schema.MCP); err != nil {
 			nameDiag(check.Warning, fmt.Sprintf("tool %q (%s): %v, so plaios mcp serve and export hermes refuse it (%s itself accepts the name)", t.Name, t.Source, err, toolDialect(r.Runtime)),
 				"use 1 to 128 letters, digits, _, . or - if the pack is to be served over MCP")
 		}
-		seen[t.Name] = true
+		seen[key] = true
 		for _, s := range []struct {
 			where string
 			raw   json.RawMessage
