@@ -671,7 +671,7 @@ func TestInstallScripts(t *testing.T) {
 		"scripts/package-roles.json": `{"roles":{"registry/curated/tools/uses-native":"pack"},
 "fixtures":{"registry/curated/tools/uses-native":{"installScripts":["@guard-scripts/native"]}}}`,
 		"registry/curated/tools/uses-native/package.json": `{"name":"@guard-scripts/agentos-ext-uses-native","version":"1.0.0","type":"module",
-"main":"./dist/index.js","files":["dist","manifest.json"],"dependencies":{"@guard-scripts/native":"^1.0.0","@guard-scripts/other":"^1.0.0"}}`,
+"main":"./dist/index.js","files":["dist","manifest.json"],"license":"Apache-2.0","publishConfig":{"access":"public"},"dependencies":{"@guard-scripts/native":"^1.0.0","@guard-scripts/other":"^1.0.0"}}`,
 		"registry/curated/tools/uses-native/manifest.json": `{"id":"com.guard.uses-native","name":"uses-native","version":"1.0.0","extensions":[{"kind":"tool","id":"echo"}]}`,
 		"registry/curated/tools/uses-native/dist/index.js": `
 import fs from 'node:fs';
