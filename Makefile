@@ -3,12 +3,13 @@
 #   make test    install the pinned node tools (testdata/node, npm ci) and run every test with -race
 #   make bench   run the benchmarks under bench/ against the tools a user would use instead
 #   make fuzz    run each fuzz target for FUZZTIME (default 30s)
+#   make realworld  sweep the latest published packs (public registry; see realworld/)
 
 GO       ?= go
 FUZZTIME ?= 30s
 NODE_DIR := testdata/node
 
-.PHONY: build test node-tools bench fuzz lint clean
+.PHONY: build test node-tools bench fuzz lint clean realworld
 
 build:
 	CGO_ENABLED=0 $(GO) build -o plaios .
@@ -39,3 +40,9 @@ lint:
 
 clean:
 	rm -rf plaios dist $(NODE_DIR)/node_modules
+
+# make realworld: the real-world sweep (needs the public npm registry; not part of make test).
+# It packs the latest version of every package realworld/packages.txt names, runs validate and
+# guard on each, prints the table and writes it to realworld/latest.md.
+realworld: node-tools
+	cd realworld && PLAIOS_REALWORLD_TABLE=$(CURDIR)/realworld/latest.md $(GO) test -tags realworld -run TestRealWorld -count=1 -timeout 30m -v .

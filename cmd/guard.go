@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/guard"
 	"github.com/plaios/plaios/internal/sandbox"
+	"github.com/plaios/plaios/internal/workspace"
 )
 
 // GuardOptions holds the inputs of `plaios guard` and what it needs from the outside.
@@ -60,7 +62,22 @@ Candidates by default are the publishable packages whose version is not yet on t
 release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.
 
 Each package's runtime (and so its contract) comes from its content, as for validate;
---runtime (or the configuration's runtime) forces one for every candidate.`,
+--runtime (or the configuration's runtime) forces one for every candidate.
+
+Packages load with inert inputs. An AgentOS factory is called as @framers/agentos calls it,
+with {options, logger, getSecret, services, manifestEntry}: options.secrets and getSecret hold
+"placeholder-<id>" for every secret manifest.json requires. Give a package other values (an
+option its factory needs, a secret of the right shape) as fixtures of its folder: in the role
+map, scripts/package-roles.json
+  "fixtures": {"<dir>": {"secrets": {"<id>": "…"}, "options": {…}, "installScripts": ["<dep>"]}}
+or, with or without a role map, in .plaios.yaml (laid over the role map's, key by key):
+  fixtures:
+    packages/telegram:
+      secrets: {telegram.botToken: "000000:inert"}
+      options: {webhookUrl: "http://127.0.0.1/hook"}
+      installScripts: [sharp]
+Folders are relative to the repository root. installScripts names the dependencies whose
+install scripts guard runs (npm rebuild) after installing without them.`,
 		Example: `  plaios guard
   plaios guard --all --out .plaios/packs
   plaios guard --plan plan.json --out .plaios/packs --format github
@@ -150,6 +167,11 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		}
 		sev[id] = s
 	}
+	fixtures := map[string]workspace.Fixture{}
+	for d, fx := range cfg.Fixtures {
+		dir := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(d, "./")))
+		fixtures[dir] = workspace.Fixture{Secrets: fx.Secrets, Options: fx.Options, InstallScripts: fx.InstallScripts}
+	}
 	format := opts.Format
 	if opts.JSON {
 		format = "json"
@@ -168,6 +190,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		PackManager: cfg.PackManager,
 		Runtime:     force,
 		Severity:    sev,
+		Fixtures:    fixtures,
 		Getenv:      opts.Getenv,
 		HTTP:        httpc,
 	}

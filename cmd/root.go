@@ -122,7 +122,7 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 	v.SetDefault("packManager", "")
 	v.SetDefault("github.releases", true)
 	for k := range config.Keys {
-		if k != "github" && k != "rules" {
+		if k != "github" && k != "rules" && k != "fixtures" {
 			_ = v.BindEnv(k, "PLAIOS_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")))
 		}
 	}
@@ -158,6 +158,11 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 		GitHubReleases: v.GetBool("github.releases"),
 		Rules:          v.GetStringMapString("rules"),
 		File:           path,
+	}
+	if path != "" {
+		if c.Fixtures, err = config.ReadFixtures(path); err != nil {
+			return nil, exit.UsageErr(fmt.Errorf("%w; fix the configuration file", err))
+		}
 	}
 	return c, nil
 }

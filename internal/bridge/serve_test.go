@@ -111,7 +111,8 @@ func TestServeWithTheTypeScriptClient(t *testing.T) {
 		t.Errorf("the slow tool did not see the abort: %+v", r)
 	}
 	// The secret reaches the tool, never the client.
-	if strings.Contains(r.text(), token) || !strings.Contains(r.text(), `"token":"[redacted]"`) {
+	// The secret reaches the pack through getSecret and through context.options.secrets alike.
+	if strings.Contains(r.text(), token) || !strings.Contains(r.text(), `"token":"[redacted]"`) || !strings.Contains(r.text(), `"fromOptions":"[redacted]"`) {
 		t.Errorf("the secret is not redacted: %s", r.text())
 	}
 	if r = step(8); r.IsError || r.text() != "sunny in Treviso" {

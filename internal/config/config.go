@@ -41,6 +41,7 @@ var Keys = map[string]string{
 	"github.apiURL":   kindString,
 	"github.releases": kindBool,
 	"rules":           kindMap,
+	"fixtures":        kindMap,
 }
 
 // Config is the resolved configuration.
@@ -56,7 +57,21 @@ type Config struct {
 	// registry with no GitHub repository, such as a PLAIOS Verdaccio).
 	GitHubReleases bool
 	Rules          map[string]string
-	File           string // the file that was read, "" when none
+	// Fixtures are guard's inert inputs per package folder (relative to the repository
+	// root), for repositories without a role map or on top of its fixtures. They are read
+	// from the file itself (ReadFixtures), not through viper, which would split secret ids
+	// such as "telegram.botToken" at their dots and lower-case them.
+	Fixtures map[string]Fixture
+	File     string // the file that was read, "" when none
+}
+
+// Fixture is what `plaios guard` feeds one package: secrets by id, the options its factory or
+// constructors receive, and the dependencies whose install scripts it rebuilds. The role map's
+// fixtures (scripts/package-roles.json) have the same shape.
+type Fixture struct {
+	Secrets        map[string]string
+	Options        map[string]any
+	InstallScripts []string
 }
 
 // Find walks up from dir to the filesystem root and returns the first .plaios.yaml, or "".
@@ -137,6 +152,12 @@ func checkMapping(path string, m *yaml.Node, prefix string) ([]string, error) {
 			return nil, &Error{File: path, Line: k.Line, Msg: fmt.Sprintf("the key %q is given twice", key)}
 		}
 		seen[key] = true
+		if prefix == "fixtures." {
+			if err := checkFixture(path, key, v); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if prefix == "rules." {
 			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" && v.Tag != "!!bool" {
 				return nil, &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q must be off, warning or error", key)}
@@ -229,4 +250,70 @@ func describe(v *yaml.Node) string {
 		return fmt.Sprintf("the string %q", v.Value)
 	}
 	return v.Value
+}
+
+// checkFixture checks one entry of fixtures: a mapping with secrets (strings by id), options
+// (a mapping) and installScripts (a list of package names), and nothing else.
+func checkFixture(path, key string, v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q must be a mapping with secrets, options and installScripts, not %s", key, describe(v))}
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		name := key + "." + k.Value
+		switch k.Value {
+		case "secrets":
+			if val.Kind != yaml.MappingNode {
+				return &Error{File: path, Line: val.Line, Msg: fmt.Sprintf("%q must be a mapping of secret ids to strings, not %s", name, describe(val))}
+			}
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				if s := val.Content[j+1]; s.Kind != yaml.ScalarNode || s.Tag != "!!str" {
+					return &Error{File: path, Line: s.Line, Msg: fmt.Sprintf("the secret %q of %q must be a string, not %s", val.Content[j].Value, key, describe(s))}
+				}
+			}
+		case "options":
+			if val.Kind != yaml.MappingNode {
+				return &Error{File: path, Line: val.Line, Msg: fmt.Sprintf("%q must be a mapping, not %s", name, describe(val))}
+			}
+		case "installScripts":
+			if val.Kind != yaml.SequenceNode {
+				return &Error{File: path, Line: val.Line, Msg: fmt.Sprintf("%q must be a list of package names, not %s", name, describe(val))}
+			}
+			for _, it := range val.Content {
+				if it.Kind != yaml.ScalarNode || it.Tag != "!!str" {
+					return &Error{File: path, Line: it.Line, Msg: fmt.Sprintf("%q must list package names, not %s", name, describe(it))}
+				}
+			}
+		default:
+			return &Error{File: path, Line: k.Line, Msg: fmt.Sprintf("%q is not a fixture key; a fixture has secrets, options and installScripts", name)}
+		}
+	}
+	return nil
+}
+
+// ReadFixtures reads the fixtures of a configuration file that Check accepted, keeping keys
+// exactly as written. A file without fixtures gives nil.
+func ReadFixtures(path string) (map[string]Fixture, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read the configuration file: %v", err)}
+	}
+	var doc struct {
+		Fixtures map[string]struct {
+			Secrets        map[string]string `yaml:"secrets"`
+			Options        map[string]any    `yaml:"options"`
+			InstallScripts []string          `yaml:"installScripts"`
+		} `yaml:"fixtures"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: path, Msg: "fixtures: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Fixtures) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]Fixture, len(doc.Fixtures))
+	for dir, f := range doc.Fixtures {
+		out[dir] = Fixture{Secrets: f.Secrets, Options: f.Options, InstallScripts: f.InstallScripts}
+	}
+	return out, nil
 }

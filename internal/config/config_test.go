@@ -49,6 +49,13 @@ func TestCheck(t *testing.T) {
 		{"duplicate key", "jobs: 1\njobs: 2\n", nil, `:2: the key "jobs" is given twice`},
 		{"not a mapping", "- a\n", nil, `:1: the configuration must be a mapping`},
 		{"not YAML", "jobs: [1\n", nil, "not valid YAML"},
+		{"fixtures", "fixtures:\n  packages/telegram:\n    secrets: {telegram.botToken: \"000:x\"}\n    options: {webhookUrl: http://127.0.0.1/, retries: 2}\n    installScripts: [sharp]\n", nil, ""},
+		{"fixtures not a mapping", "fixtures: [a]\n", nil, `:1: "fixtures" must be a mapping, not a list`},
+		{"fixture not a mapping", "fixtures:\n  packages/a: true\n", nil, `:2: "fixtures.packages/a" must be a mapping with secrets, options and installScripts, not the boolean true`},
+		{"fixture unknown key", "fixtures:\n  packages/a:\n    secret: {a: b}\n", nil, `:3: "fixtures.packages/a.secret" is not a fixture key; a fixture has secrets, options and installScripts`},
+		{"fixture secret not a string", "fixtures:\n  packages/a:\n    secrets:\n      acme.key: 12\n", nil, `:4: the secret "acme.key" of "fixtures.packages/a" must be a string, not the integer 12`},
+		{"fixture options a list", "fixtures:\n  packages/a:\n    options: [1]\n", nil, `:3: "fixtures.packages/a.options" must be a mapping, not a list`},
+		{"fixture installScripts a string", "fixtures:\n  packages/a:\n    installScripts: sharp\n", nil, `:3: "fixtures.packages/a.installScripts" must be a list of package names, not the string "sharp"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,5 +82,27 @@ func TestCheck(t *testing.T) {
 	}
 	if _, err := Check(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestReadFixtures: fixtures keep their keys exactly as written (secret ids with dots and
+// capitals, which viper would split and lower-case) and their values' types.
+func TestReadFixtures(t *testing.T) {
+	p := write(t, t.TempDir(), "jobs: 2\nfixtures:\n  registry/curated/channels/telegram:\n    secrets:\n      telegram.botToken: \"000000:inert\"\n    options:\n      webhookUrl: http://127.0.0.1/hook\n      retries: 2\n      nested: {Deep: true}\n    installScripts: [sharp, better-sqlite3]\n  packages/b:\n    options: {x: 1}\n")
+	if _, err := Check(p); err != nil {
+		t.Fatal(err)
+	}
+	fx, err := ReadFixtures(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := fx["registry/curated/channels/telegram"]
+	if len(fx) != 2 || tg.Secrets["telegram.botToken"] != "000000:inert" || tg.Options["webhookUrl"] != "http://127.0.0.1/hook" || tg.Options["retries"] != 2 ||
+		strings.Join(tg.InstallScripts, ",") != "sharp,better-sqlite3" || tg.Options["nested"].(map[string]any)["Deep"] != true || fx["packages/b"].Options["x"] != 1 {
+		t.Fatalf("fixtures: %#v", fx)
+	}
+	none, err := ReadFixtures(write(t, t.TempDir(), "jobs: 2\n"))
+	if err != nil || none != nil {
+		t.Fatalf("a file without fixtures: %v %v", none, err)
 	}
 }

@@ -3,7 +3,9 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,8 +18,11 @@ import (
 // contract runs the Go side of the checks on what the harness saw: every tool schema through
 // internal/schema (the rules of RULES.md "Tool schemas"), tool names, OpenClaw's
 // contracts.tools and AgentOS's declared extension ids.
-func (g *run) contract(r *Result, hr *harnessResult) {
-	g.toolSchemas(r, hr.Tools)
+//
+// installedDir is the package as the project installed it: its built files, searched for
+// where each finding's schema is written.
+func (g *run) contract(r *Result, hr *harnessResult, installedDir string, entries []string) {
+	g.toolSchemas(r, hr.Tools, newLocator(installedDir), entries)
 	switch r.Check {
 	case checkOpenClaw:
 		g.openClawDrift(r, hr.Registered)
@@ -26,26 +31,60 @@ func (g *run) contract(r *Result, hr *harnessResult) {
 	}
 }
 
-// toolDialect is the naming rule a runtime's tool names follow: PLAIOS capability names go
-// to the model as function names; the others are held to MCP's rule, which every bridge
-// (plaios mcp serve, Hermes) exposes them through.
+// toolDialect is the naming rule of the runtime that runs a pack's tools (RULES.md
+// tool-name-invalid): each runtime's own, read from its code (schema.Dialect documents where).
+// MCP's stricter rule applies only where a tool goes through MCP (plaios mcp serve, export
+// hermes), and guard says so as a warning (mcpNameWarning).
 func toolDialect(rt pack.Runtime) schema.Dialect {
-	if rt == pack.PLAIOS {
+	switch rt {
+	case pack.PLAIOS:
 		return schema.PLAIOS
+	case pack.OpenClaw:
+		return schema.OpenClaw
+	case pack.Pi:
+		return schema.Pi
 	}
-	return schema.MCP
+	return schema.AgentOS
 }
 
-func (g *run) toolSchemas(r *Result, tools []harnessTool) {
-	entry := "package.json"
+func (g *run) toolSchemas(r *Result, tools []harnessTool, loc *locator, entries []string) {
+	// at is where a finding about tool (at the JSON pointer tokens keys) points: the line of
+	// the source that wrote it, else of the built file, else the tool's name there, else the
+	// entry the package loads from.
+	at := func(tool string, keys []string) (string, int, int) {
+		if p, ok := loc.find(tool, keys); ok {
+			return g.sourcePosition(r, loc, p)
+		}
+		if len(keys) > 0 {
+			if p, ok := loc.find(tool, nil); ok {
+				return g.sourcePosition(r, loc, p)
+			}
+		}
+		for _, e := range entries {
+			return path.Join(r.Dir, e), 1, 1
+		}
+		return path.Join(r.Dir, "package.json"), 1, 1
+	}
 	seen := map[string]bool{}
 	for _, t := range tools {
-		if err := schema.ToolName(t.Name, toolDialect(r.Runtime)); err != nil {
-			r.diag("tool-name-invalid", entry, nil, fmt.Sprintf("tool %q (%s): %v", t.Name, t.Source, err), "")
-		} else if seen[t.Name] {
-			r.diag("tool-name-invalid", entry, nil, fmt.Sprintf("two tools are named %q", t.Name), "give every tool its own name")
+		nameDiag := func(sev check.Severity, msg, hint string) {
+			file, line, col := at(t.Name, nil)
+			r.Diagnostics = append(r.Diagnostics, check.Diagnostic{Rule: "tool-name-invalid", Severity: sev, File: file, Line: line, Col: col, Message: msg, Hint: hint})
 		}
-		seen[t.Name] = true
+		// AgentOS and OpenClaw compare names trimmed (as validate's tool-name-invalid does).
+		key := t.Name
+		if r.Runtime == pack.AgentOS || r.Runtime == pack.OpenClaw {
+			key = strings.TrimSpace(key)
+		}
+		if err := schema.ToolName(t.Name, toolDialect(r.Runtime)); err != nil {
+			nameDiag(check.Error, fmt.Sprintf("tool %q (%s): %v", t.Name, t.Source, err), "give the tool a name")
+		} else if seen[key] {
+			nameDiag(check.Error, fmt.Sprintf("two tools are named %q", t.Name), "give every tool its own name")
+		} else if err := schema.ToolName(t.Name, schema.MCP); err != nil {
+			nameDiag(check.Warning, fmt.Sprintf("tool %q (%s): %v, so plaios mcp serve and export hermes refuse it (%s itself accepts the name)", t.Name, t.Source, err, toolDialect(r.Runtime)),
+				"use 1 to 128 letters, digits, _, . or - if the pack is to be served over MCP")
+		}
+		seen[key] = true
 		for _, s := range []struct {
 			where string
 			raw   json.RawMessage
@@ -61,7 +100,6 @@ func (g *run) toolSchemas(r *Result, tools []harnessTool) {
 			if err != nil {
 				continue
 			}
-			// The schema comes from the loaded code, not from a file: positions mean nothing.
 			for _, f := range schema.CheckFile(v, schema.Options{Strict: r.Runtime == pack.PLAIOS}) {
 				sev := check.Error
 				if rl := check.Lookup(f.Rule); rl != nil {
@@ -73,11 +111,40 @@ func (g *run) toolSchemas(r *Result, tools []harnessTool) {
 				case f.Fatal && r.Runtime == pack.AgentOS:
 					sev = check.Error // AgentOS's Ajv cannot compile it: every call fails
 				}
-				msg := fmt.Sprintf("tool %q %s%s: %s", t.Name, where, f.Pointer, strings.TrimSuffix(f.Message, "."))
-				r.Diagnostics = append(r.Diagnostics, check.Diagnostic{Rule: f.Rule, Severity: sev, File: path.Join(r.Dir, "package.json"), Message: msg, Hint: f.Hint})
+				place := where
+				if f.Pointer != "" {
+					place += " " + f.Pointer
+				}
+				msg := fmt.Sprintf("tool %q %s: %s", t.Name, place, strings.TrimSuffix(f.Message, "."))
+				file, line, col := at(t.Name, append([]string{where}, pointerTokens(f.Pointer)...))
+				r.Diagnostics = append(r.Diagnostics, check.Diagnostic{Rule: f.Rule, Severity: sev, File: file, Line: line, Col: col, Message: msg, Hint: f.Hint})
 			}
 		}
 	}
+}
+
+// pointerTokens splits a JSON pointer into its unescaped tokens.
+func pointerTokens(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	var out []string
+	for _, t := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		out = append(out, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
+	}
+	return out
+}
+
+// sourcePosition turns a position in an installed built file into a finding's file, line and
+// column in the workspace: the TypeScript source its source map leads to when that source is
+// in the package folder, else the built file.
+func (g *run) sourcePosition(r *Result, loc *locator, p position) (string, int, int) {
+	if o, ok := loc.original(p); ok {
+		if _, err := os.Stat(filepath.Join(g.ws.Root, filepath.FromSlash(r.Dir), filepath.FromSlash(o.file))); err == nil {
+			return path.Join(r.Dir, o.file), o.line, o.col
+		}
+	}
+	return path.Join(r.Dir, p.file), p.line, p.col
 }
 
 // openClawDrift compares the tools the entry registered with contracts.tools.

@@ -61,6 +61,11 @@ type Options struct {
 	// Severity overrides rule severities (the configuration's `rules:`).
 	Severity map[string]check.Severity
 
+	// Fixtures are the configuration's `fixtures:` by package folder (relative to the
+	// repository root): inert inputs for repositories without a role map, laid over the role
+	// map's fixtures of the same folder.
+	Fixtures map[string]workspace.Fixture
+
 	Getenv func(string) string // the environment (nil: os.Getenv)
 	HTTP   *http.Client        // for the registry (nil: a 60 s client)
 
@@ -316,6 +321,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	if err := g.loadAll(ctx, results, installed); err != nil {
 		return nil, err
 	}
+	g.validateAll(results)
 	g.finish(rep)
 	return rep, g.writeReport(rep)
 }

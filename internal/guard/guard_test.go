@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plaios/plaios/internal/check"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/sandbox"
 	"github.com/plaios/plaios/internal/testenv"
@@ -120,7 +121,21 @@ func TestFixtures(t *testing.T) {
 		{dir: "registry/curated/tools/hang", reason: "timed out after 10s while importing it"},
 		{dir: "registry/curated/channels/option-missing", reason: "createExtensionPack threw: the botToken option is required"},
 		{dir: "registry/curated/channels/option-given", ok: true, count: 1},
-		{dir: "registry/curated/tools/bad-schema", reason: `tool "lookup" inputSchema/properties/word/type`, rule: "schema-type-unknown"},
+		{dir: "registry/curated/tools/bad-schema", reason: `tool "lookup" inputSchema /properties/word/type: "type" "strin" is not a JSON Schema type`, rule: "schema-type-unknown"},
+		{dir: "registry/curated/channels/secrets-option", ok: true, count: 1},
+		{dir: "registry/curated/channels/secrets-fixture", ok: true, count: 1},
+		{dir: "registry/curated/tools/default-pack", ok: true, count: 1},
+		{dir: "registry/curated/tools/dev-workspace", ok: true, count: 1},
+		{dir: "registry/curated/tools/dep-workspace", reason: `the packed package.json still says dependencies "@guard-fixture/agentos-ext-good": "workspace:*"`, rule: "workspace-protocol"},
+		{dir: "registry/curated/tools/blank-name", reason: `tool "   " (descriptor blank): the tool name is empty; AgentOS's ToolExecutor refuses`, rule: "tool-name-invalid"},
+		{dir: "registry/curated/tools/long-name", ok: true, count: 1, rule: "tool-name-invalid"},
+		{dir: "registry/curated/tools/manifest-broken", reason: "manifest.json", rule: "agentos-manifest-invalid"},
+		{dir: "registry/curated/tools/typo-schema", reason: `tool "search" inputSchema /properties/q/requried: "requried" is not a draft-07 keyword`, rule: "schema-format-unknown"},
+		{dir: "packages/plaios-bad-name", reason: `tool "get forecast" (WeatherCapability.manifest): the capability name "get forecast" has a space`, rule: "tool-name-invalid"},
+		{dir: "packages/openclaw-runtime-ext", ok: true, count: 2},
+		{dir: "packages/openclaw-ts-inferred", ok: true, count: 1},
+		{dir: "packages/openclaw-ts-only", reason: "openclaw.extensions names the TypeScript source ./index.ts and the tarball has no compiled runtime file for it", rule: "openclaw-entry"},
+		{dir: "packages/pi-no-parameters", reason: `registerTool: tool "weather" has no object parameter schema, and Pi refuses to load the extension`},
 		{dir: "registry/curated/tools/dotenv", reason: "the tarball ships .env, which looks like a credential", rule: "secret-shipped"},
 		{dir: "registry/curated/tools/undeclared", ok: true, count: 2, rule: "descriptor-undeclared"},
 		{dir: "registry/curated/lib/library-good", ok: true, count: 2},
@@ -246,8 +261,17 @@ func TestFixtures(t *testing.T) {
 		"ok @guard-fixture/pi-good@0.1.0 (1 tool)\n",
 		"ok @guard-fixture/plaios-good@0.1.0 (1 interface)\n",
 		"ok @guard-fixture/library-good@1.0.0 (2 exports)\n",
-		"  warning descriptor-undeclared: the factory returns descriptor \"shout\", which manifest.json does not list\n",
-		"22 packages guarded: 8 ok, 14 failed\n",
+		"  registry/curated/tools/undeclared/manifest.json:6:17: warning descriptor-undeclared: the factory returns descriptor \"shout\", which manifest.json does not list\n      hint: add it to extensions in manifest.json\n",
+		"36 packages guarded: 15 ok, 21 failed\n",
+		// Every schema error, with the tool, the JSON pointer, the line that wrote it and its hint.
+		"FAIL @guard-fixture/agentos-ext-typo-schema@1.0.0 (registry/curated/tools/typo-schema): tool \"search\" inputSchema /properties/q/requried: \"requried\" is not a draft-07 keyword; the AgentOS executor (Ajv in strict mode) refuses the schema because of it\n" +
+			"  registry/curated/tools/typo-schema/dist/index.js:10:28: error schema-keyword-unknown: tool \"search\" inputSchema /properties/q/requried: \"requried\" is not a draft-07 keyword; the AgentOS executor (Ajv in strict mode) refuses the schema because of it\n" +
+			"      hint: Did you mean \"required\"?\n" +
+			"  registry/curated/tools/typo-schema/dist/index.js:11:32: error schema-format-unknown: tool \"search\" inputSchema /properties/since/format: The format \"datetime\" is not one ajv-formats knows; the AgentOS executor (Ajv in strict mode) refuses the schema because of it\n" +
+			"      hint: Did you mean \"date-time\"?\n",
+		"  registry/curated/tools/long-name/dist/index.js:4:23: warning tool-name-invalid: tool \"search the web for very",
+		"is 156 characters long; MCP allows at most 128, so plaios mcp serve and export hermes refuse it (AgentOS itself accepts the name)\n",
+		"  registry/curated/tools/manifest-broken/manifest.json:7:3: error agentos-manifest-invalid: manifest.json is not valid JSON",
 	} {
 		if !strings.Contains(text.String(), line) {
 			t.Errorf("text output lacks %q:\n%s", line, text.String())
@@ -255,8 +279,11 @@ func TestFixtures(t *testing.T) {
 	}
 	var gh strings.Builder
 	WriteGitHub(&gh, rep)
-	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/dotenv/.env,title=plaios guard::@guard-fixture/agentos-ext-dotenv@1.0.0 (registry/curated/tools/dotenv): the tarball ships .env") {
+	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/dotenv/.env,line=1,col=1,title=plaios guard::@guard-fixture/agentos-ext-dotenv@1.0.0 (registry/curated/tools/dotenv): the tarball ships .env") {
 		t.Errorf("github annotations:\n%s", gh.String())
+	}
+	if !strings.Contains(gh.String(), "::error file=registry/curated/tools/typo-schema/dist/index.js,line=11,col=32,title=schema-format-unknown::tool \"search\" inputSchema /properties/since/format: The format \"datetime\" is not one ajv-formats knows; the AgentOS executor (Ajv in strict mode) refuses the schema because of it%0Ahint: Did you mean \"date-time\"?\n") {
+		t.Errorf("github annotations lack the second schema error with its hint:\n%s", gh.String())
 	}
 }
 
@@ -291,7 +318,12 @@ func assertNoLeftovers(t *testing.T) {
 
 // TestRealPacks guards published @framers/agentos-ext-* packs as they are: downloaded once
 // from npm, mirrored with their dependencies into the test registry, laid out as an
-// agentos-extensions repository.
+// agentos-extensions repository. Among them web-browser 1.2.1 and channel-discord 0.1.0 carry
+// "workspace:*" in devDependencies, which npm never installs for a consumer, and
+// channel-telegram 0.1.0 (like channel-discord) reads its bot token from
+// context.options.secrets, as @framers/agentos hands it. All of them load; what fails them is
+// what validate reports on their files too: repository rules they break (an MIT licence, no
+// publishConfig, a manifest version behind package.json).
 func TestRealPacks(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	_, mirrored := testenv.SharedMirror(t, filepath.Join(root, "testdata", "guard", "mirror", "package-lock.json"))
@@ -309,8 +341,8 @@ func TestRealPacks(t *testing.T) {
 		}
 		testenv.Run(t, target, nil, "tar", "xzf", p.Tarball, "--strip-components=1")
 	}
-	if len(roles) != 5 {
-		t.Fatalf("the mirror lockfile names %d packs, want 5", len(roles))
+	if len(roles) != 8 {
+		t.Fatalf("the mirror lockfile names %d packs, want 8", len(roles))
 	}
 	rm, _ := json.Marshal(map[string]any{"roles": roles})
 	testenv.WriteFiles(t, dir, map[string]string{"scripts/package-roles.json": string(rm)})
@@ -321,7 +353,7 @@ func TestRealPacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Packages) != 0 || rep.Skipped != 5 || !strings.Contains(Summary(rep), "nothing to guard") {
+	if len(rep.Packages) != 0 || rep.Skipped != 8 || !strings.Contains(Summary(rep), "nothing to guard") {
 		t.Fatalf("default candidates: %d guarded, %d skipped: %s", len(rep.Packages), rep.Skipped, Summary(rep))
 	}
 
@@ -330,20 +362,47 @@ func TestRealPacks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	policy := map[string]bool{"agentos-license": true, "agentos-license-file": true, "agentos-publish-access": true, "agentos-version-mismatch": true}
 	for _, r := range rep.Packages {
-		if !r.OK {
-			t.Errorf("%s@%s: %s", r.Name, r.Version, r.Reason)
+		if len(r.Descriptors) == 0 {
+			t.Errorf("%s@%s did not load: %s", r.Name, r.Version, r.Reason)
 			continue
 		}
-		if len(r.Descriptors) == 0 {
-			t.Errorf("%s: no descriptors", r.Name)
+		for _, d := range r.Diagnostics {
+			if d.Rule == "workspace-protocol" || d.Severity == check.Error && !policy[d.Rule] {
+				t.Errorf("%s@%s: %s %s: %s", r.Name, r.Version, d.Severity, d.Rule, d.Message)
+			}
 		}
-		t.Logf("ok %s@%s (%s), %d diagnostics", r.Name, r.Version, r.Noun(), len(r.Diagnostics))
+		if !r.OK && !policy[r.Diagnostics[0].Rule] {
+			t.Errorf("%s@%s fails for %q", r.Name, r.Version, r.Reason)
+		}
+		t.Logf("%s@%s (%s): ok=%v %s", r.Name, r.Version, r.Noun(), r.OK, r.Reason)
 	}
 	got := byDir(rep)
 	ws := got["registry/curated/real/web-search"]
 	if ws == nil || len(ws.Descriptors) != 3 || ws.Descriptors[0].ID != "web_search" {
 		t.Errorf("web-search descriptors: %+v", ws)
+	}
+	// The token reached the factories through context.options.secrets (they throw without it).
+	for _, d := range []string{"channel-telegram", "channel-discord"} {
+		if r := got["registry/curated/real/"+d]; r == nil || len(r.Descriptors) < 2 {
+			t.Errorf("%s: %+v", d, r)
+		}
+	}
+	// With the repository's policy rules off, as a repository of MIT packs would set them, every
+	// one of them passes.
+	opts.Severity = map[string]check.Severity{}
+	for id := range policy {
+		opts.Severity[id] = check.Off
+	}
+	rep, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Packages {
+		if !r.OK {
+			t.Errorf("with the policy rules off, %s@%s: %s", r.Name, r.Version, r.Reason)
+		}
 	}
 	// The tarballs guard packs from the published files hash like the published ones.
 	for _, p := range mirrored {
@@ -355,20 +414,26 @@ func TestRealPacks(t *testing.T) {
 	}
 }
 
-// TestInstallFallback: when the joint install fails, each candidate is installed alone and the
-// one that breaks it is named.
+// TestInstallFallback: when the joint install fails, the candidates are installed in halves
+// until the one that breaks it is named; the others load from the projects their halves
+// installed into, and it takes a handful of installs, not one per package.
 func TestInstallFallback(t *testing.T) {
 	dir := t.TempDir()
 	pkg := func(name string, deps string) string {
 		return `{"name":"@guard-fixture/` + name + `","version":"1.0.0","type":"module","main":"index.js","dependencies":{` + deps + `}}`
 	}
-	testenv.WriteFiles(t, dir, map[string]string{
+	files := map[string]string{
 		"package.json":                 `{"name":"fallback-repo","private":true,"workspaces":["packages/*"]}`,
-		"packages/fine/package.json":   pkg("fine", ""),
-		"packages/fine/index.js":       "export const fine = true;\n",
 		"packages/broken/package.json": pkg("broken", `"@guard-fixture/no-such-package":"^9.9.9"`),
 		"packages/broken/index.js":     "export const broken = true;\n",
-	})
+	}
+	const fine = 12
+	for i := 0; i < fine; i++ {
+		n := fmt.Sprintf("fine-%02d", i)
+		files["packages/"+n+"/package.json"] = pkg(n, "")
+		files["packages/"+n+"/index.js"] = "export const fine = true;\n"
+	}
+	testenv.WriteFiles(t, dir, files)
 	opts := baseOptions(t, dir)
 	opts.All = true
 	var log strings.Builder
@@ -378,8 +443,10 @@ func TestInstallFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := byDir(rep)
-	if r := got["packages/fine"]; r == nil || !r.OK {
-		t.Fatalf("fine: %+v", r)
+	for i := 0; i < fine; i++ {
+		if r := got[fmt.Sprintf("packages/fine-%02d", i)]; r == nil || !r.OK {
+			t.Fatalf("fine-%02d: %+v", i, r)
+		}
 	}
 	r := got["packages/broken"]
 	if r == nil || r.OK || !strings.HasPrefix(r.Reason, "install failed: ") || !strings.Contains(r.Reason, "no-such-package") {
@@ -387,6 +454,10 @@ func TestInstallFallback(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "the joint install failed") {
 		t.Errorf("the log does not say the joint install failed:\n%s", log.String())
+	}
+	// 13 candidates, one culprit: the joint install, then two per halving (13 → 7 → 4 → 2 → 1).
+	if n := strings.Count(log.String(), "run npm install "); n > 1+2*4 {
+		t.Errorf("%d installs for 13 candidates with one culprit", n)
 	}
 }
 
@@ -580,7 +651,7 @@ func TestInstallScripts(t *testing.T) {
 		"scripts/package-roles.json": `{"roles":{"registry/curated/tools/uses-native":"pack"},
 "fixtures":{"registry/curated/tools/uses-native":{"installScripts":["@guard-scripts/native"]}}}`,
 		"registry/curated/tools/uses-native/package.json": `{"name":"@guard-scripts/agentos-ext-uses-native","version":"1.0.0","type":"module",
-"main":"./dist/index.js","files":["dist","manifest.json"],"dependencies":{"@guard-scripts/native":"^1.0.0","@guard-scripts/other":"^1.0.0"}}`,
+"main":"./dist/index.js","files":["dist","manifest.json"],"license":"Apache-2.0","publishConfig":{"access":"public"},"dependencies":{"@guard-scripts/native":"^1.0.0","@guard-scripts/other":"^1.0.0"}}`,
 		"registry/curated/tools/uses-native/manifest.json": `{"id":"com.guard.uses-native","name":"uses-native","version":"1.0.0","extensions":[{"kind":"tool","id":"echo"}]}`,
 		"registry/curated/tools/uses-native/dist/index.js": `
 import fs from 'node:fs';
@@ -603,5 +674,60 @@ export function createExtensionPack() {
 	}
 	if len(rep.Packages) != 1 || !rep.Packages[0].OK {
 		t.Fatalf("%+v", rep.Packages[0])
+	}
+}
+
+// TestWorkspaceProtocolWithNPM holds guard to what npm does with a packed workspace:
+// specifier: a consumer's npm install never reads a dependency's devDependencies, so a tarball
+// with "workspace:*" there installs, while one with it in dependencies does not. The real npm
+// installs both tarballs from the test registry, and guard's verdicts agree with it.
+func TestWorkspaceProtocolWithNPM(t *testing.T) {
+	reg := testRegistry(t)
+	npm := testenv.LookPath(t, "npm")
+	dir := t.TempDir()
+	pkg := func(name, field string) string {
+		return `{"name":"@guard-ws/` + name + `","version":"1.0.0","type":"module","main":"index.js","license":"MIT",
+"` + field + `":{"@guard-ws/helper":"workspace:*"}}`
+	}
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":                 `{"name":"ws-repo","private":true,"workspaces":["packages/*"]}`,
+		"packages/helper/package.json": `{"name":"@guard-ws/helper","version":"1.0.0","type":"module","main":"index.js","license":"MIT"}`,
+		"packages/helper/index.js":     "export const help = true;\n",
+		"packages/helper/README.md":    "# helper\n\n```js\nimport { help } from '@guard-ws/helper';\n```\n",
+		"packages/dev/package.json":    pkg("dev", "devDependencies"),
+		"packages/dev/index.js":        "export const dev = true;\n",
+		"packages/dev/README.md":       "# dev\n\n```js\nimport { dev } from '@guard-ws/dev';\n```\n",
+		"packages/dep/package.json":    pkg("dep", "dependencies"),
+		"packages/dep/index.js":        "export const dep = true;\n",
+		"packages/dep/README.md":       "# dep\n\n```js\nimport { dep } from '@guard-ws/dep';\n```\n",
+	})
+	env := append(reg.NPMEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
+	packs := t.TempDir()
+	testenv.Run(t, dir, env, npm, "pack", "--pack-destination", packs, "./packages/dev", "./packages/dep")
+	install := func(name string) (string, error) {
+		project := t.TempDir()
+		testenv.WriteFiles(t, project, map[string]string{"package.json": `{"name":"consumer","private":true,"dependencies":{"@guard-ws/` + name + `":"file:` + filepath.Join(packs, "guard-ws-"+name+"-1.0.0.tgz") + `"}}`})
+		return testenv.RunErr(project, env, npm, "install", "--no-audit", "--no-fund")
+	}
+	if out, err := install("dev"); err != nil {
+		t.Fatalf("npm refused the tarball with workspace:* in devDependencies: %v\n%s", err, out)
+	}
+	out, err := install("dep")
+	if err == nil || !strings.Contains(out, "EUNSUPPORTEDPROTOCOL") {
+		t.Fatalf("npm installed the tarball with workspace:* in dependencies (%v):\n%s", err, out)
+	}
+
+	opts := baseOptions(t, dir)
+	opts.Only = []string{"packages/dev", "packages/dep"}
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byDir(rep)
+	if r := got["packages/dev"]; r == nil || !r.OK {
+		t.Errorf("dev: %+v", r)
+	}
+	if r := got["packages/dep"]; r == nil || r.OK || r.Diagnostics[0].Rule != "workspace-protocol" || !strings.Contains(r.Reason, `dependencies "@guard-ws/helper": "workspace:*"`) {
+		t.Errorf("dep: %+v", r)
 	}
 }

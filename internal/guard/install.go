@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	npmrc_ "github.com/plaios/plaios/internal/npm/npmrc"
@@ -41,9 +42,10 @@ func isHost(name string) bool {
 }
 
 // install installs the candidates whose tarballs passed their checks into one empty ESM
-// project, and returns where each one was installed. When the joint install fails, each
-// candidate is installed on its own (with the other candidates it depends on), so that the
-// failure is pinned on the package that causes it.
+// project, and returns where each one was installed. When the joint install fails, the
+// candidates are installed in halves, and the failing halves halved again (each with the other
+// candidates it depends on), so that the failure is pinned on the package that causes it
+// without an install per package.
 func (g *run) install(ctx context.Context, results []*Result) (map[*Result]string, error) {
 	var members []*Result
 	for _, r := range results {
@@ -68,41 +70,79 @@ func (g *run) install(ctx context.Context, results []*Result) (map[*Result]strin
 		g.progress(Progress{Stage: "install", Done: 1, Total: 1})
 		return installed, nil
 	}
-	g.notef("the joint install failed (%v); installing the packages one at a time to find which fails", err)
+	g.notef("the joint install failed (%v); installing the packages in halves to find which fails", err)
 	byName := map[string]*Result{}
 	for _, r := range members {
 		byName[r.Name] = r
 	}
-	dirs := make([]string, len(members))
-	g.parallel(len(members), func(i int) {
-		r := members[i]
-		group := []*Result{r}
-		for _, dep := range dependencyNames(r.packed.pkg) {
-			if o := byName[dep]; o != nil && o != r {
-				group = append(group, o)
-			}
-		}
-		dir := filepath.Join(g.tmp, fmt.Sprintf("project-%d", i))
-		if err := g.installInto(ctx, dir, group); err != nil {
-			if ctx.Err() == nil {
-				r.fail("install failed: %v", err)
-			}
+	var mu sync.Mutex
+	sem := make(chan struct{}, max(1, g.opts.Jobs))
+	next := 0
+	// bisect installs group into a project of its own (with the other candidates its members
+	// depend on) unless it is known to fail (failed is its error); a failing group is halved,
+	// down to the single package that fails, so k culprits among n candidates cost about
+	// 2k·log2(n) installs instead of n.
+	var bisect func(group []*Result, failed error)
+	bisect = func(group []*Result, failed error) {
+		if len(group) == 0 || ctx.Err() != nil {
 			return
 		}
-		dirs[i] = dir
-	})
+		if failed == nil {
+			with := append([]*Result(nil), group...)
+			in := map[*Result]bool{}
+			for _, r := range group {
+				in[r] = true
+			}
+			for _, r := range group {
+				for _, dep := range dependencyNames(r.packed.pkg) {
+					if o := byName[dep]; o != nil && !in[o] {
+						in[o] = true
+						with = append(with, o)
+					}
+				}
+			}
+			mu.Lock()
+			dir := filepath.Join(g.tmp, fmt.Sprintf("project-%d", next))
+			next++
+			mu.Unlock()
+			sem <- struct{}{}
+			failed = g.installInto(ctx, dir, with)
+			<-sem
+			if failed == nil {
+				mu.Lock()
+				for _, r := range group {
+					installed[r] = dir
+				}
+				mu.Unlock()
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		if len(group) == 1 {
+			group[0].fail("install failed: %v", failed)
+			return
+		}
+		half := len(group) / 2
+		var wg sync.WaitGroup
+		for _, part := range [][]*Result{group[:half], group[half:]} {
+			wg.Add(1)
+			go func(part []*Result) {
+				defer wg.Done()
+				bisect(part, nil)
+			}(part)
+		}
+		wg.Wait()
+	}
+	bisect(members, err)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	for i, r := range members {
-		if dirs[i] != "" {
-			installed[r] = dirs[i]
-		}
-	}
 	if len(installed) == len(members) {
-		// Each installs alone but not together: say so on every one.
+		// Each installs apart but not all together: say so on every one.
 		for _, r := range members {
-			r.fail("install failed when installed together with the other candidates (each installs alone): %v", err)
+			r.fail("install failed when installed together with the other candidates (each installs apart): %v", err)
 			delete(installed, r)
 		}
 	}
@@ -237,13 +277,11 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	g.linkHosts(dir, members)
 	var rebuild []string
 	seen := map[string]bool{}
-	if g.ws.Roles != nil {
-		for _, r := range members {
-			for _, dep := range g.ws.Roles.Fixtures[r.Dir].InstallScripts {
-				if !seen[dep] {
-					seen[dep] = true
-					rebuild = append(rebuild, dep)
-				}
+	for _, r := range members {
+		for _, dep := range g.fixture(r.Dir).InstallScripts {
+			if !seen[dep] {
+				seen[dep] = true
+				rebuild = append(rebuild, dep)
 			}
 		}
 	}
@@ -253,7 +291,7 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		// The install scripts are the dependencies' code: no network, only the project to write.
 		if _, err := g.runContained(ctx, "running the install scripts of "+strings.Join(rebuild, ", "), dir, g.opts.NPM, args,
 			sandbox.Spec{Env: g.toolChildEnv(env...), Mounts: []sandbox.Mount{{Path: dir, Write: true}, {Path: g.ws.Root}}}); err != nil {
-			return fmt.Errorf("npm rebuild %s (installScripts in %s) failed: %v", strings.Join(rebuild, " "), "scripts/package-roles.json", err)
+			return fmt.Errorf("npm rebuild %s (the fixtures' installScripts) failed: %v", strings.Join(rebuild, " "), err)
 		}
 	}
 	return nil

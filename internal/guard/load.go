@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/jsonpos"
+	"github.com/plaios/plaios/internal/npm/exports"
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/sandbox"
 	"github.com/plaios/plaios/internal/workspace"
@@ -41,6 +42,7 @@ type harnessInput struct {
 	Catalog        json.RawMessage   `json:"catalog,omitempty"`
 	PLAIOS         []plaiosIface     `json:"plaios,omitempty"`
 	Files          []string          `json:"files,omitempty"`
+	PackageDir     string            `json:"packageDir,omitempty"` // the installed package (OpenClaw's api.rootDir)
 	// Serve and SecretEnv are for the bridges' long-lived loads (internal/bridge): descriptors
 	// whose non-optional secrets are missing are left out, and getSecret reads the environment
 	// variable SecretEnv maps an id to (else the id's conventional name).
@@ -253,7 +255,19 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 	for _, d := range result.Descriptors {
 		r.Descriptors = append(r.Descriptors, Descriptor{ID: d.ID, Kind: d.Kind})
 	}
-	g.contract(r, result)
+	installedDir := filepath.Join(project, "node_modules", filepath.FromSlash(r.Name))
+	var entries []string
+	for _, f := range in.Files {
+		if rel, err := filepath.Rel(installedDir, f); err == nil {
+			entries = append(entries, filepath.ToSlash(rel))
+		}
+	}
+	if len(entries) == 0 && r.packed != nil && r.packed.pkg != nil && r.packed.tb != nil {
+		if target, _, err := exports.Entry(r.packed.pkg, r.packed.tb.Has, importConditions); err == nil {
+			entries = append(entries, strings.TrimPrefix(target, "./"))
+		}
+	}
+	g.contract(r, result, installedDir, entries)
 }
 
 // hostHint explains a failed import of a host package, which guard never installs.
@@ -313,15 +327,56 @@ func childEnv(getenv func(string) string, node string) []string {
 
 // harnessInput prepares the inert inputs of one candidate's check.
 func (g *run) harnessInput(r *Result, project string) (*harnessInput, error) {
-	var fixture workspace.Fixture
+	fixture := g.fixture(r.Dir)
 	var exports []string
 	if g.ws.Roles != nil {
-		fixture = g.ws.Roles.Fixtures[r.Dir]
 		exports = g.ws.Roles.LibraryExports[r.Dir]
 	}
 	p := r.packed
 	installedDir := filepath.Join(project, "node_modules", filepath.FromSlash(r.Name))
 	return buildInput(r.Check, r.Name, installedDir, p.pkg, p.agentos, p.plaios, p.catalog, fixture, exports)
+}
+
+// fixture is the inert input of the package in dir: the role map's fixtures.<dir>, with the
+// configuration's fixtures.<dir> laid over it (secrets and options key by key, installScripts
+// added).
+func (g *run) fixture(dir string) workspace.Fixture {
+	var base workspace.Fixture
+	if g.ws != nil && g.ws.Roles != nil {
+		base = g.ws.Roles.Fixtures[dir]
+	}
+	return mergeFixtures(base, g.opts.Fixtures[dir])
+}
+
+// mergeFixtures lays over on top of base: secrets and options key by key, installScripts added.
+func mergeFixtures(base, over workspace.Fixture) workspace.Fixture {
+	out := workspace.Fixture{}
+	if len(base.Secrets)+len(over.Secrets) > 0 {
+		out.Secrets = map[string]string{}
+		for k, v := range base.Secrets {
+			out.Secrets[k] = v
+		}
+		for k, v := range over.Secrets {
+			out.Secrets[k] = v
+		}
+	}
+	if len(base.Options)+len(over.Options) > 0 {
+		out.Options = map[string]any{}
+		for k, v := range base.Options {
+			out.Options[k] = v
+		}
+		for k, v := range over.Options {
+			out.Options[k] = v
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range append(append([]string{}, base.InstallScripts...), over.InstallScripts...) {
+		if !seen[d] {
+			seen[d] = true
+			out.InstallScripts = append(out.InstallScripts, d)
+		}
+	}
+	return out
 }
 
 // buildInput is the harness input of a package installed at installedDir under its name.
@@ -353,15 +408,24 @@ func buildInput(check, name, installedDir string, pkg *jsonpos.Value, agentos *p
 		}
 		in.PLAIOS = plaiosInputs(name, plaios, fixture.Options)
 	case checkOpenClaw:
-		for _, e := range pkg.Path("openclaw", "extensions").Strings() {
-			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
+		in.PackageDir = installedDir
+		// Every entry, each through the file an installed openclaw loads for it
+		// (openclaw.runtimeExtensions, or the built candidate of a TypeScript source).
+		has := func(rel string) bool {
+			st, err := os.Stat(filepath.Join(installedDir, filepath.FromSlash(rel)))
+			return err == nil && !st.IsDir()
 		}
-		if len(in.Files) > 1 {
-			in.Files = in.Files[:1]
+		entries, _, _ := openClawEntries(pkg, has)
+		for _, e := range entries {
+			if e.Runtime != "" {
+				in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(e.Runtime)))
+			}
 		}
 	case checkPi:
-		for _, e := range pkg.Path("pi", "extensions").Strings() {
-			in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(strings.TrimPrefix(e, "./"))))
+		for _, e := range piPackageEntries(os.DirFS(installedDir), pkg) {
+			if e.File != "" {
+				in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(e.File)))
+			}
 		}
 	}
 	return in, nil

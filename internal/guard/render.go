@@ -10,7 +10,8 @@ import (
 )
 
 // WriteText writes one line per package (`ok name@version (3 descriptors)` or
-// `FAIL name@version (dir): reason`), its warnings indented below it, and a summary.
+// `FAIL name@version (dir): reason`), every finding indented below it as validate writes them
+// (`file:line:col: error rule: message` and its `hint:`), and a summary.
 func WriteText(w io.Writer, rep *Report) {
 	for _, r := range rep.Packages {
 		if r.OK {
@@ -23,8 +24,16 @@ func WriteText(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "FAIL %s@%s (%s): %s\n", r.Name, r.Version, r.Dir, r.Reason)
 		}
 		for _, d := range r.Diagnostics {
-			if d.Severity == check.Warning {
-				fmt.Fprintf(w, "  warning %s: %s\n", d.Rule, d.Message)
+			if d.Severity == check.Off {
+				continue
+			}
+			where := d.File
+			if d.Line > 0 {
+				where = fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Col)
+			}
+			fmt.Fprintf(w, "  %s: %s %s: %s\n", where, d.Severity, d.Rule, d.Message)
+			if d.Hint != "" {
+				fmt.Fprintf(w, "      hint: %s\n", d.Hint)
 			}
 		}
 	}
@@ -70,14 +79,21 @@ func WriteJSON(w io.Writer, rep *Report) error {
 func WriteGitHub(w io.Writer, rep *Report) {
 	for _, r := range rep.Packages {
 		if !r.OK {
-			file := strings.TrimPrefix(r.Dir+"/package.json", "./")
+			props := "file=" + escapeProperty(strings.TrimPrefix(r.Dir+"/package.json", "./"))
+			msg := fmt.Sprintf("%s@%s (%s): %s", r.Name, r.Version, r.Dir, r.Reason)
 			for _, d := range r.Diagnostics {
 				if d.Severity == check.Error && d.Message == r.Reason && d.File != "" {
-					file = d.File
+					props = "file=" + escapeProperty(d.File)
+					if d.Line > 0 {
+						props += fmt.Sprintf(",line=%d,col=%d", d.Line, d.Col)
+					}
+					if d.Hint != "" {
+						msg += "\nhint: " + d.Hint
+					}
+					break
 				}
 			}
-			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(file), escapeProperty("plaios guard"),
-				escapeData(fmt.Sprintf("%s@%s (%s): %s", r.Name, r.Version, r.Dir, r.Reason)))
+			fmt.Fprintf(w, "::error %s,title=%s::%s\n", props, escapeProperty("plaios guard"), escapeData(msg))
 		}
 		for _, d := range r.Diagnostics {
 			if d.Severity == check.Error && !r.OK && d.Message == r.Reason {
@@ -92,7 +108,11 @@ func WriteGitHub(w io.Writer, rep *Report) {
 				props += fmt.Sprintf(",line=%d,col=%d", d.Line, d.Col)
 			}
 			props += ",title=" + escapeProperty(d.Rule)
-			fmt.Fprintf(w, "::%s %s::%s\n", level, props, escapeData(d.Message))
+			msg := d.Message
+			if d.Hint != "" {
+				msg += "\nhint: " + d.Hint
+			}
+			fmt.Fprintf(w, "::%s %s::%s\n", level, props, escapeData(msg))
 		}
 	}
 }

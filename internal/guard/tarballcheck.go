@@ -19,13 +19,6 @@ import (
 // importConditions are the conditions `import "<name>"` matches under Node.
 var importConditions = []string{"node", "import", "default"}
 
-// OpenClaw's limits on a packed plugin (RUNTIMES.md).
-const (
-	openClawMaxTarball  = 32 << 20
-	openClawMaxEntries  = 512
-	openClawMaxUnpacked = 64 << 20
-)
-
 // packed is what the tarball checks learned about one candidate, for the install and load
 // steps.
 type packed struct {
@@ -35,6 +28,15 @@ type packed struct {
 	plaios   *pack.PLAIOSModel
 	openclaw *pack.OpenClawModel
 	catalog  []byte // registry.json, for the root package
+	fsys     fs.FS  // the package folder the tarball unpacks to (packedFS), made once
+}
+
+// files is the package folder the tarball unpacks to.
+func (p *packed) files() fs.FS {
+	if p.fsys == nil {
+		p.fsys = packedFS(p.tb)
+	}
+	return p.fsys
 }
 
 // keepFiles are the files whose content the checks need.
@@ -43,7 +45,7 @@ func keepFiles(name string) bool {
 	case "package.json", pack.AgentOSManifest, pack.PLAIOSManifest, pack.OpenClawManifest, "registry.json":
 		return true
 	}
-	return false
+	return keepForRules(name)
 }
 
 // checkTarballs reads, hashes and checks every packed tarball, in parallel.
@@ -201,9 +203,12 @@ func (g *run) checkEntry(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 	}
 }
 
-// checkSpecifiers: no workspace: or catalog: dependency may be left in the packed package.json.
+// checkSpecifiers: no workspace: or catalog: dependency a consumer's install reads may be left
+// in the packed package.json. devDependencies are not among them: npm never installs a
+// dependency's devDependencies (TestWorkspaceProtocolWithNPM shows it with real npm), so a
+// workspace:* there harms nobody, and validate's workspace-protocol rule says the same.
 func (g *run) checkSpecifiers(r *Result, pj *jsonpos.Value) {
-	for _, field := range []string{"dependencies", "optionalDependencies", "peerDependencies", "devDependencies"} {
+	for _, field := range []string{"dependencies", "optionalDependencies", "peerDependencies"} {
 		deps := pj.Get(field)
 		if deps == nil || deps.Kind != jsonpos.Object {
 			continue
@@ -259,42 +264,57 @@ func (g *run) checkPLAIOS(r *Result, pj *jsonpos.Value, tb *tarball.Tarball, m *
 	}
 }
 
-// checkOpenClaw: one shipped entry and the packed-plugin limits.
+// checkOpenClaw: every entry resolves to a shipped runtime file as the installed openclaw
+// resolves it (openClawEntries), and the tarball keeps within the limits openclaw's install
+// enforces (openClawFolderLimits).
 func (g *run) checkOpenClaw(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
-	exts := pj.Path("openclaw", "extensions")
-	list := exts.Strings()
-	switch {
-	case exts == nil || len(list) == 0:
-		r.diag("openclaw-entry", "package.json", pj.Get("openclaw"), "the packed package.json has no openclaw.extensions entry", `add "openclaw": {"extensions": ["./dist/index.js"]}`)
-	case len(list) > 1:
-		r.diag("openclaw-entry", "package.json", exts, fmt.Sprintf("a packed OpenClaw plugin has one entry, and openclaw.extensions lists %d", len(list)), "keep one entry in openclaw.extensions")
-	default:
-		if !tb.Has(list[0]) {
-			r.diag("openclaw-entry", "package.json", exts.Items[0], fmt.Sprintf("the tarball lacks %s, the entry openclaw.extensions names", strings.TrimPrefix(list[0], "./")), "build before packing, and make files in package.json cover it")
+	entries, at, problem := openClawEntries(pj, tb.Has)
+	if problem != "" {
+		r.diag("openclaw-entry", "package.json", at, problem, `list the built entry: "openclaw": {"extensions": ["./dist/index.js"]} (or the source in extensions and the built file in runtimeExtensions)`)
+	}
+	for _, e := range entries {
+		if e.Problem != "" {
+			r.diag("openclaw-entry", "package.json", e.At, e.Problem, "build before packing, make files in package.json cover the built entry, and name it in openclaw.runtimeExtensions")
 		}
 	}
-	switch {
-	case tb.Links > 0:
-		r.fail("an OpenClaw plugin may hold no symbolic links, and the tarball has %d", tb.Links)
-	case tb.Size > openClawMaxTarball:
-		r.fail("the tarball is %s, over OpenClaw's limit of 32 MiB for a plugin", size(tb.Size))
-	case len(tb.Files) > openClawMaxEntries:
-		r.fail("the tarball has %d files, over OpenClaw's limit of 512 entries for a plugin", len(tb.Files))
-	case tb.Unpacked > openClawMaxUnpacked:
-		r.fail("the tarball unpacks to %s, over OpenClaw's limit of 64 MiB for a plugin", size(tb.Unpacked))
+	if setup := pj.Path("openclaw", "setupEntry"); setup != nil || pj.Path("openclaw", "runtimeSetupEntry") != nil {
+		g.checkOpenClawSetup(r, pj, tb)
+	}
+	if why := openClawFolderLimits(tb); why != "" {
+		r.fail("%s", why)
 	}
 }
 
-// checkPi: every pi.extensions entry is shipped.
-func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
-	exts := pj.Path("pi", "extensions")
-	if exts == nil || len(exts.Strings()) == 0 {
-		r.diag("pi-extension-missing", "package.json", pj.Get("pi"), "the packed package.json lists no pi.extensions", `add "pi": {"extensions": ["./dist/index.js"]}`)
+// checkOpenClawSetup: openclaw.setupEntry (and runtimeSetupEntry) resolve as the install
+// checks them (validatePackageExtensionEntriesForInstall in
+// src/plugins/package-entry-resolution.ts).
+func (g *run) checkOpenClawSetup(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
+	setup := pj.Path("openclaw", "setupEntry")
+	rt := pj.Path("openclaw", "runtimeSetupEntry")
+	if setup == nil || strings.TrimSpace(setup.Text()) == "" {
+		if rt != nil && strings.TrimSpace(rt.Text()) != "" {
+			r.diag("openclaw-entry", "package.json", rt, "openclaw.runtimeSetupEntry requires openclaw.setupEntry, and openclaw refuses to install the plugin without it", "add openclaw.setupEntry")
+		}
 		return
 	}
-	for _, it := range exts.Items {
-		if it.Kind == jsonpos.String && !tb.Has(it.Str) {
-			r.diag("pi-extension-missing", "package.json", it, fmt.Sprintf("the tarball lacks %s, which pi.extensions names", strings.TrimPrefix(it.Str, "./")), "build before packing, and make files in package.json cover it")
+	var runtime []*jsonpos.Value
+	if rt != nil && strings.TrimSpace(rt.Text()) != "" {
+		runtime = []*jsonpos.Value{rt}
+	}
+	for _, e := range resolveOpenClawEntries([]*jsonpos.Value{setup}, runtime, "openclaw.setupEntry", "openclaw.runtimeSetupEntry", tb.Has) {
+		if e.Problem != "" {
+			msg := e.Problem
+			r.diag("openclaw-entry", "package.json", e.At, msg, "build before packing, and make files in package.json cover the setup entry")
+		}
+	}
+}
+
+// checkPi: every pi.extensions entry names files in the tarball, as Pi resolves them
+// (piPackageEntries).
+func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
+	for _, e := range piPackageEntries(r.packed.files(), pj) {
+		if e.Problem != "" {
+			r.diag("pi-extension-missing", "package.json", e.At, e.Problem, "build before packing, and make files in package.json cover it")
 		}
 	}
 }

@@ -153,6 +153,9 @@ func TestToolName(t *testing.T) {
 		{"web.search", PLAIOS, false}, {"", PLAIOS, false}, {"web search", PLAIOS, false}, {"café", PLAIOS, false},
 		{"web.search", MCP, true}, {"a", MCP, true}, {long, MCP, true}, {long + "a", MCP, false},
 		{"", MCP, false}, {"a/b", MCP, false}, {"ünï", MCP, false}, {"x", Dialect(9), false},
+		// AgentOS and OpenClaw refuse only a blank name; Pi checks nothing.
+		{"search the web / news", AgentOS, true}, {long + "more", AgentOS, true}, {"", AgentOS, false}, {" \t", AgentOS, false},
+		{"zalo.send", OpenClaw, true}, {"   ", OpenClaw, false}, {"", Pi, true}, {"any name at all", Pi, true},
 	}
 	for _, c := range cases {
 		err := ToolName(c.name, c.d)

@@ -14,6 +14,20 @@ const (
 	PLAIOS Dialect = iota + 1
 	// MCP tool names: 1 to 128 of [A-Za-z0-9_.-].
 	MCP
+	// AgentOS tool names: a string that is not blank. @framers/agentos 0.9.164 refuses any
+	// other name when a tool registers (dist/core/tools/ToolExecutor.js registerTool and
+	// dist/core/tools/ToolOrchestrator.js registerTool/registerInitialTool: "'id' and 'name'
+	// are required and must be non-empty strings") and sets no limit on length or characters;
+	// the executor then finds a tool by that name (getTool → ExtensionRegistry.getActive).
+	AgentOS
+	// OpenClaw tool names: a name that is not blank. openclaw 2026.9.6 trims the names a
+	// plugin registers and drops blank ones (src/plugins/tool-contracts.ts,
+	// normalizePluginToolNames), so a blank-named tool is never offered; it checks them against
+	// contracts.tools and nothing else.
+	OpenClaw
+	// Pi tool names: Pi 1.6.0 keys an extension's tools by name and checks nothing about it
+	// (dist/core/extensions/loader.js, registerTool).
+	Pi
 )
 
 func (d Dialect) String() string {
@@ -22,6 +36,12 @@ func (d Dialect) String() string {
 		return "PLAIOS"
 	case MCP:
 		return "MCP"
+	case AgentOS:
+		return "AgentOS"
+	case OpenClaw:
+		return "OpenClaw"
+	case Pi:
+		return "Pi"
 	}
 	return fmt.Sprintf("Dialect(%d)", int(d))
 }
@@ -58,6 +78,15 @@ func ToolName(name string, d Dialect) error {
 		if !onlyChars(name, "_.-") {
 			return fmt.Errorf("the tool name %q has %s; MCP allows only letters, digits, _, . and -", name, firstBad(name, "_.-"))
 		}
+	case AgentOS:
+		if strings.TrimSpace(name) == "" {
+			return fmt.Errorf("the tool name is empty; AgentOS's ToolExecutor refuses a tool whose name is not a non-empty string")
+		}
+	case OpenClaw:
+		if strings.TrimSpace(name) == "" {
+			return fmt.Errorf("the tool name is empty; openclaw drops a tool with a blank name, so it is never offered")
+		}
+	case Pi:
 	default:
 		return fmt.Errorf("unknown tool name dialect %v", d)
 	}

@@ -15,6 +15,7 @@
 // placeholder, and secrets are read from the environment as getSecret asks for them.
 
 import fs from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
 // The sandbox's channel (hooks.cjs) is taken once, before any package code runs: here when
@@ -165,36 +166,73 @@ async function importSpecifier(specifier) {
 
 // --- AgentOS ---------------------------------------------------------------------------
 
-function findFactory(mod) {
-  if (typeof mod.createExtensionPack === 'function') return mod.createExtensionPack;
-  const d = mod.default;
-  if (typeof d === 'function') return d;
-  if (d && typeof d === 'object' && typeof d.createExtensionPack === 'function') return d.createExtensionPack.bind(d);
+// findPack resolves a module's pack as @framers/agentos 0.9.164 does
+// (dist/extensions/ExtensionManager.js, resolvePackFromModule): the factory is
+// mod.createExtensionPack, else mod.default.createExtensionPack, else mod.default, called as a
+// plain function; a module without one may default-export the pack itself ({name, descriptors}).
+function findPack(mod) {
+  const factory = mod?.createExtensionPack ?? mod?.default?.createExtensionPack ?? mod?.default;
+  if (typeof factory === 'function') return { factory };
+  const candidate = mod?.default ?? mod;
+  if (candidate && typeof candidate === 'object' && typeof candidate.name === 'string' && Array.isArray(candidate.descriptors)) return { pack: candidate };
   return null;
 }
 
+// secretValue is a secret as ExtensionManager keeps it: a string, trimmed, never empty
+// (hydrateSecretsFromPackEntry skips the others).
+function secretValue(v) {
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  return t === '' ? undefined : t;
+}
+
 async function agentosPack(mod) {
-  const factory = findFactory(mod);
-  if (!factory) fail('exports no createExtensionPack function (nor a default export that is one)');
-  const secrets = input.secrets || {};
-  const options = input.options || {};
+  const found = findPack(mod);
+  if (!found) fail('exports no createExtensionPack function (nor a default export that is one, or that is the pack itself)');
+  // The context ExtensionManager hands a factory (resolvePackFromModule):
+  // {manifestEntry, options, logger, getSecret, services}. options is the manifest entry's
+  // options, and by convention holds options.secrets, which hydrateSecretsFromPackEntry copies
+  // into the secrets getSecret reads. guard's entry: the fixture's options, with
+  // options.secrets holding the inert secrets (a placeholder for every required secret,
+  // overlaid by the fixture's), so a pack that reads context.options.secrets[id] and one that
+  // calls getSecret(id) see the same values.
+  const given = input.options && typeof input.options === 'object' && !Array.isArray(input.options) ? input.options : {};
+  const secrets = {};
+  if (given.secrets && typeof given.secrets === 'object' && !Array.isArray(given.secrets)) Object.assign(secrets, given.secrets);
+  Object.assign(secrets, input.secrets || {});
+  // Served (plaios mcp serve), a secret the pack reads from options.secrets comes from the
+  // environment as getSecret's do: secret ids are dotted ("telegram.botToken").
+  const optionSecrets = input.serve
+    ? new Proxy(secrets, {
+        get(t, p) {
+          if (typeof p !== 'string' || Object.prototype.hasOwnProperty.call(t, p) || !p.includes('.')) return t[p];
+          return secretFromEnv(p);
+        },
+      })
+    : secrets;
+  const options = { ...given, secrets: optionSecrets };
   const getSecret = (id) => {
-    if (Object.prototype.hasOwnProperty.call(secrets, id)) return secrets[id];
+    const v = secretValue(secrets[id]);
+    if (v !== undefined) return v;
     return input.serve ? secretFromEnv(id) : undefined;
   };
+  const manifestEntry = { package: input.name, options };
   const context = {
+    manifestEntry,
     options,
     logger: inertLogger,
     getSecret,
     services: {},
-    manifestEntry: { package: input.name, options },
   };
   stage('factory');
-  let pack;
-  try {
-    pack = await factory(context);
-  } catch (err) {
-    fail(`createExtensionPack threw: ${message(err)}`);
+  let pack = found.pack;
+  if (found.factory) {
+    const factory = found.factory;
+    try {
+      pack = await factory(context);
+    } catch (err) {
+      fail(`createExtensionPack threw: ${message(err)}`);
+    }
   }
   const list = pack && Array.isArray(pack.descriptors) ? pack.descriptors : null;
   if (!list || list.length === 0) fail('returned no descriptors');
@@ -422,9 +460,17 @@ async function openclaw() {
       addTool(source, tool.name, tool.parameters, tool.outputSchema, { description: tool.description, title: tool.label, tags: tool.tags },
         typeof tool.execute === 'function' ? async (args, call) => ({ ok: true, content: await tool.execute(call.callId, args, call.signal, () => {}) }) : undefined);
     };
+    // The API openclaw 2026.9.6 hands register() when the gateway loads a plugin
+    // (dist/loader-runtime-load-*.mjs, createPluginApiFactory): registrationMode "full", so a
+    // bundled channel entry (defineBundledChannelEntry) loads its channel plugin and runs
+    // registerFull, where its tools are registered.
     const base = {
       id: entry && entry.id,
       name: entry && entry.name,
+      description: entry && entry.description,
+      source: file,
+      rootDir: input.packageDir,
+      registrationMode: 'full',
       pluginConfig: {},
       config: {},
       logger: inertLogger,
@@ -474,18 +520,70 @@ const piContext = new Proxy({ cwd, hasUI: false }, {
   },
 });
 
+// piHost returns the extension loader of the workspace's own Pi (the host package, which
+// guard links into the project and never installs): loadExtensions of
+// @earendil-works/pi-coding-agent's dist/core/extensions/loader.js (Pi 1.6.0), which loads
+// each file through jiti (TypeScript included) with Pi's aliases (its core packages and
+// typebox resolve to its own copies) and hands it Pi's real API. null without one.
+async function piHost() {
+  try {
+    const host = fs.realpathSync(path.join(cwd, 'node_modules', '@earendil-works', 'pi-coding-agent'));
+    const mod = await import(pathToFileURL(path.join(host, 'dist', 'core', 'extensions', 'loader.js')).href);
+    return typeof mod.loadExtensions === 'function' ? mod.loadExtensions : null;
+  } catch {
+    return null;
+  }
+}
+
+function piTool(descriptors, def) {
+  descriptors.push({ id: String(def.name), kind: 'tool' });
+  addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
+    typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
+}
+
 async function pi() {
   const descriptors = [];
-  for (const file of input.files || []) {
+  const files = input.files || [];
+  if (files.length === 0) return descriptors; // a package of skills, prompts or themes only
+  const loadExtensions = await piHost();
+  if (loadExtensions) {
+    stage('register');
+    let loaded;
+    try {
+      loaded = await loadExtensions(files, cwd);
+    } catch (err) {
+      fail(`Pi's extension loader threw: ${message(err)}`);
+    }
+    for (const e of loaded.errors || []) {
+      fail(`Pi cannot load ${String(e.path).split('/node_modules/').pop()}: ${message(e.error)}`);
+    }
+    for (const ext of loaded.extensions || []) {
+      for (const [, registered] of ext.tools || []) {
+        if (registered && registered.definition) piTool(descriptors, registered.definition);
+      }
+    }
+    if (descriptors.length === 0) fail('registered no tools');
+    return descriptors;
+  }
+  // No Pi in the workspace: a JavaScript extension is imported directly and handed a recording
+  // API that refuses what Pi's registerTool refuses; TypeScript needs Pi's compiler.
+  for (const file of files) {
+    const rel = file.split('/node_modules/').pop();
+    if (/\.(ts|tsx|mts|cts)$/i.test(file)) {
+      fail(`the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; guard loads it with the workspace's @earendil-works/pi-coding-agent and finds none: install it (a devDependency) and guard again`);
+    }
     stage(`import ${file}`);
     const mod = await importSpecifier(pathToFileURL(file).href);
-    if (typeof mod.default !== 'function') fail(`the extension ${file.split('/node_modules/').pop()} has no default export that takes the Pi API`);
+    if (typeof mod.default !== 'function') fail(`the extension ${rel} has no default export that takes the Pi API`);
     const base = {
       registerTool(def) {
         if (!def || typeof def !== 'object') fail('registerTool was called without a tool definition');
-        descriptors.push({ id: String(def.name), kind: 'tool' });
-        addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
-          typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
+        // Pi 1.6.0 throws here (dist/core/extensions/loader.js registerTool), and the extension
+        // does not load.
+        if (typeof def.parameters !== 'object' || def.parameters === null || Array.isArray(def.parameters)) {
+          fail(`registerTool: tool "${def.name}" has no object parameter schema, and Pi refuses to load the extension ("must define an object parameter schema")`);
+        }
+        piTool(descriptors, def);
       },
     };
     const api = new Proxy(base, {

@@ -68,7 +68,7 @@ export function createExtensionPack(context) {
     tool('whoami', {
       inputSchema: object({}),
       async execute() {
-        return { success: true, output: { token: context.getSecret('fixture.token') ?? null, aborted } };
+        return { success: true, output: { token: context.getSecret('fixture.token') ?? null, fromOptions: context.options?.secrets?.['fixture.token'] ?? null, aborted } };
       },
     }),
     tool('weather.lookup', {

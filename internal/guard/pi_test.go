@@ -1,0 +1,103 @@
+package guard
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// TestPiExtensions: guard finds a Pi package's extensions as Pi 1.6.0 does (a folder's
+// index.ts, globs with ! exclusions, no extension at all in a skills package) and loads them
+// with the extension loader of the workspace's Pi, as Pi itself does. Without a Pi in the
+// workspace a JavaScript extension still loads, and a TypeScript one fails with a sentence
+// saying what to install.
+func TestPiExtensions(t *testing.T) {
+	piBin, _, _ := testenv.Pi(t)
+	dir := t.TempDir()
+	pkg := func(name, pi string) string {
+		return `{"name":"@guard-pi/` + name + `","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"peerDependencies":{"@earendil-works/pi-coding-agent":"*"},"pi":` + pi + `}`
+	}
+	readme := "# x\n\n```sh\npi install npm:x\n```\n"
+	tool := func(name string) string {
+		return `export default function (pi) {
+  pi.registerTool({ name: '` + name + `', label: '` + name + `', description: 'A tool.', parameters: { type: 'object', properties: {} },
+    async execute() { return { content: [{ type: 'text', text: 'ok' }], details: {} }; } });
+}
+`
+	}
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":                    `{"name":"pi-repo","private":true,"workspaces":["packages/*"]}`,
+		"packages/ts-folder/package.json": pkg("ts-folder", `{"extensions":["./extensions"]}`),
+		"packages/ts-folder/README.md":    readme,
+		// TypeScript that type stripping alone cannot run (an enum), and typebox, which Pi
+		// provides to its extensions (the package does not install it): Pi's loader compiles the
+		// file with jiti and resolves typebox to its own copy.
+		"packages/ts-folder/extensions/index.ts": `import { Type } from 'typebox';
+enum Unit { Celsius = 'C', Fahrenheit = 'F' }
+interface Params { city: string }
+export default function (pi: { registerTool(t: unknown): void }): void {
+  const unit: Unit = Unit.Celsius;
+  pi.registerTool({ name: 'weather_' + unit, label: 'Weather', description: 'The weather.',
+    parameters: Type.Object({ city: Type.String() }),
+    async execute(_id: string, p: Params) { return { content: [{ type: 'text', text: p.city }], details: {} }; } });
+}
+`,
+		"packages/globbed/package.json":          pkg("globbed", `{"extensions":["./ext/*.js","!ext/skip.js"]}`),
+		"packages/globbed/README.md":             readme,
+		"packages/globbed/ext/a.js":              tool("tool_a"),
+		"packages/globbed/ext/b.js":              tool("tool_b"),
+		"packages/globbed/ext/skip.js":           "throw new Error('Pi never loads this file');\n",
+		"packages/skills/package.json":           pkg("skills", `{"skills":["./skills"]}`),
+		"packages/skills/README.md":              readme,
+		"packages/skills/skills/review/SKILL.md": "---\nname: review\ndescription: Reviews.\n---\nReview the change.\n",
+	})
+	modules := filepath.Dir(filepath.Dir(piBin))
+	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(modules, "@earendil-works", "pi-coding-agent"), link); err != nil {
+		t.Fatal(err)
+	}
+	opts := baseOptions(t, dir)
+	opts.All = true
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"packages/ts-folder": "weather_C", "packages/globbed": "tool_a,tool_b", "packages/skills": ""}
+	for d, tools := range want {
+		r := byDir(rep)[d]
+		if r == nil || !r.OK {
+			t.Fatalf("%s: %+v", d, r)
+		}
+		var got []string
+		for _, x := range r.Descriptors {
+			got = append(got, x.ID)
+		}
+		if strings.Join(got, ",") != tools {
+			t.Errorf("%s registered %v, want %s", d, got, tools)
+		}
+	}
+
+	// Without a Pi in the workspace, the TypeScript extension cannot be loaded as Pi loads it.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	opts.All, opts.Only = false, []string{"packages/ts-folder", "packages/globbed"}
+	rep, err = Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := byDir(rep)["packages/ts-folder"]; r == nil || r.OK || !strings.Contains(r.Reason, "the extension @guard-pi/ts-folder/extensions/index.ts is TypeScript, which Pi compiles with jiti") {
+		t.Errorf("ts-folder without Pi: %+v", r)
+	}
+	if r := byDir(rep)["packages/globbed"]; r == nil || !r.OK {
+		t.Errorf("globbed without Pi: %+v", r)
+	}
+}
