@@ -25,6 +25,7 @@ type Versions struct {
 	AgentOSPeer   string // the oldest @framers/agentos on npm the AgentOS templates compile against
 	OpenClawPeer  string // the plugin API floor of `openclaw plugins init`
 	OpenClawBuild string // the openclaw the tests validate with (testdata/node/openclaw)
+	OpenClawNode  string // engines.node of that openclaw: the Node its install needs
 	Typebox       string
 	PiCodingAgent string
 }
@@ -37,6 +38,7 @@ var DefaultVersions = Versions{
 	AgentOSPeer:   ">=0.9.12",
 	OpenClawPeer:  ">=2026.5.17",
 	OpenClawBuild: "2026.9.6",
+	OpenClawNode:  ">=24.16.0 <25 || >=26.1.0",
 	Typebox:       "^1.1.38",
 	PiCodingAgent: "^1.6.0",
 }
