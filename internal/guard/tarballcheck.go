@@ -192,7 +192,7 @@ func (g *run) checkEntry(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 		return
 	} else if target, _, err2 := exports.Entry(pj, func(string) bool { return true }, importConditions); err2 == nil {
 		r.diag("entry-not-shipped", "package.json", at,
-			fmt.Sprintf("the tarball lacks %s, the file import %q loads", strings.TrimPrefix(target, "./"), r.Name),
+			lacking(r, target, fmt.Sprintf("the tarball lacks %s, the file import %q loads", strings.TrimPrefix(target, "./"), r.Name)),
 			"build before packing, and make files in package.json cover it")
 	} else {
 		r.diag("entry-not-shipped", "package.json", at, fmt.Sprintf("import %q fails in the packed package: %v", r.Name, err), "")
@@ -246,11 +246,11 @@ func (g *run) checkPLAIOS(r *Result, pj *jsonpos.Value, tb *tarball.Tarball, m *
 			}
 			if e.page {
 				r.diag("plaios-page-missing", pack.PLAIOSManifest, nil,
-					fmt.Sprintf("the page of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./")),
+					lacking(r, target, fmt.Sprintf("the page of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./"))),
 					"build the page (web/<kind>/index.tsx) before packing and make files cover dist")
 			} else {
 				r.diag("entry-not-shipped", "package.json", ex,
-					fmt.Sprintf("the entry of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./")),
+					lacking(r, target, fmt.Sprintf("the entry of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./"))),
 					"build before packing, and make files in package.json cover it")
 			}
 		}
@@ -268,7 +268,7 @@ func (g *run) checkOpenClaw(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 		r.diag("openclaw-entry", "package.json", exts, fmt.Sprintf("a packed OpenClaw plugin has one entry, and openclaw.extensions lists %d", len(list)), "keep one entry in openclaw.extensions")
 	default:
 		if !tb.Has(list[0]) {
-			r.diag("openclaw-entry", "package.json", exts.Items[0], fmt.Sprintf("the tarball lacks %s, the entry openclaw.extensions names", strings.TrimPrefix(list[0], "./")), "build before packing, and make files in package.json cover it")
+			r.diag("openclaw-entry", "package.json", exts.Items[0], lacking(r, list[0], fmt.Sprintf("the tarball lacks %s, the entry openclaw.extensions names", strings.TrimPrefix(list[0], "./"))), "build before packing, and make files in package.json cover it")
 		}
 	}
 	switch {
@@ -292,9 +292,21 @@ func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 	}
 	for _, it := range exts.Items {
 		if it.Kind == jsonpos.String && !tb.Has(it.Str) {
-			r.diag("pi-extension-missing", "package.json", it, fmt.Sprintf("the tarball lacks %s, which pi.extensions names", strings.TrimPrefix(it.Str, "./")), "build before packing, and make files in package.json cover it")
+			r.diag("pi-extension-missing", "package.json", it, lacking(r, it.Str, fmt.Sprintf("the tarball lacks %s, which pi.extensions names", strings.TrimPrefix(it.Str, "./"))), "build before packing, and make files in package.json cover it")
 		}
 	}
+}
+
+// lacking words a finding about a file the tarball lacks: when the package folder lacks it too
+// and a build script would make it, the package is simply not built, and the finding says so
+// and how to build it (pack.Pack.NotBuilt).
+func lacking(r *Result, file, msg string) string {
+	if r.pk != nil {
+		if nb := r.pk.NotBuilt(file, r.Dir); nb != "" {
+			return nb
+		}
+	}
+	return msg
 }
 
 func size(n int64) string {
