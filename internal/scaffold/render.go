@@ -71,7 +71,9 @@ type Data struct {
 
 	// HostDeps are the host packages (@plaios/core, @plaios/microfrontend) that the repository
 	// itself holds as pnpm workspace packages: the package then names them as
-	// `workspace:*` devDependencies, since pnpm links only what a package declares.
+	// `workspace:*` devDependencies, since pnpm links only what a package declares, and as
+	// optional peers. Elsewhere they are no peers: pnpm installs a package's own peers,
+	// optional ones too, and these are on no public registry.
 	HostDeps []string
 }
 
