@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/bridge"
+	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/pack"
 )
@@ -27,15 +28,17 @@ const exportLoadTimeout = 60 * time.Second
 // from the outside.
 type ExportOptions struct {
 	IO         *IOStreams
+	Config     func() (*config.Config, error)
 	Dir        func() (string, error)
 	Getenv     func(string) string
 	Executable func() (string, error)
 	JSON       bool
 
-	Target string // hermes, openclaw or pi
-	Path   string
-	DryRun bool
-	Check  bool // openclaw, pi
+	Target  string // hermes, openclaw or pi
+	Path    string
+	DryRun  bool
+	Check   bool   // openclaw, pi
+	Runtime string // --runtime: the runtime of the pack in PATH
 
 	// hermes
 	Merge          string
@@ -93,7 +96,7 @@ Pi package.`,
 }
 
 func newExportOptions(f *Factory, target string) *ExportOptions {
-	return &ExportOptions{IO: f.IO, Dir: f.Dir, Getenv: f.Getenv, Executable: f.Executable, Target: target}
+	return &ExportOptions{IO: f.IO, Config: f.Config, Dir: f.Dir, Getenv: f.Getenv, Executable: f.Executable, Target: target}
 }
 
 func exportArgs(f *Factory, opts *ExportOptions, runF func(*ExportOptions) error) func(*cobra.Command, []string) error {
@@ -103,11 +106,26 @@ func exportArgs(f *Factory, opts *ExportOptions, runF func(*ExportOptions) error
 			opts.Path = args[0]
 		}
 		opts.JSON = f.JSON
+		r, err := parseRuntimeFlag(opts.Runtime)
+		if err != nil {
+			return err
+		}
+		if opts.Target != "hermes" && r != pack.None && string(r) != opts.Target {
+			return exit.Usagef("export %s reads %s; --runtime %s does not apply (give --runtime %s, or leave it out)", opts.Target, targetRuntimeName(opts.Target), r, opts.Target)
+		}
 		if runF != nil {
 			return runF(opts)
 		}
 		return exportRun(c.Context(), opts)
 	}
+}
+
+// targetRuntimeName is how a sentence names the package an export target reads.
+func targetRuntimeName(target string) string {
+	if target == "pi" {
+		return "a Pi extension"
+	}
+	return "an OpenClaw plugin"
 }
 
 // NewCmdExportHermes builds `plaios export hermes`.
@@ -123,7 +141,10 @@ of the same name, and leaving every other line of the file as it was, comments i
 The server runs plaios mcp serve <absolute package path> (or --command and --args). Its
 tools.include is an explicit snapshot of the pack's tool names, so that a tool added to the
 pack later is not granted to Hermes silently: export again and review. Secrets appear as
-${VAR} references in env, never as values.`,
+${VAR} references in env, never as values.
+
+The pack's runtime comes from its content, as for validate; --runtime (or the configuration's
+runtime) forces one.`,
 		Example: `  plaios export hermes packages/weather
   plaios export hermes --merge ~/.hermes/config.yaml --timeout 120 --parallel
   plaios export hermes --include-tag hermes --server-name weather
@@ -155,6 +176,7 @@ ${VAR} references in env, never as values.`,
 	fl.Var(&opts.ConnectTimeout, "connect-timeout", "Hermes's connection timeout, in `seconds` (Hermes's default: 60)")
 	fl.BoolVar(&opts.Parallel, "parallel", false, "let Hermes call the tools in parallel (supports_parallel_tool_calls)")
 	fl.StringArrayVar(&opts.Secrets, "secret", nil, "pass `ID=ENV_VAR` to mcp serve and reference ${ENV_VAR} in env (repeatable)")
+	addRuntimeFlag(c, &opts.Runtime, "load the pack")
 	return c
 }
 
@@ -182,6 +204,8 @@ last. --check writes nothing and exits 1 when the file differs, showing the diff
 	}
 	c.Flags().BoolVar(&opts.Check, "check", false, "exit 1 when openclaw.plugin.json is out of date, showing the difference; write nothing")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the manifest, write nothing")
+	c.Flags().StringVar(&opts.Runtime, "runtime", "", "the pack's `runtime`: only openclaw applies here (the plugin is always read as OpenClaw)")
+	_ = c.RegisterFlagCompletionFunc("runtime", cobra.FixedCompletions([]string{"openclaw"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -208,6 +232,8 @@ package.json keeps its layout. The entry is loaded first, to prove it registers 
 	}
 	c.Flags().BoolVar(&opts.Check, "check", false, "exit 1 when package.json lacks what Pi needs, showing the difference; write nothing")
 	c.Flags().BoolVar(&opts.DryRun, "dry-run", false, "print the new package.json, write nothing")
+	c.Flags().StringVar(&opts.Runtime, "runtime", "", "the pack's `runtime`: only pi applies here (the extension is always read as Pi)")
+	_ = c.RegisterFlagCompletionFunc("runtime", cobra.FixedCompletions([]string{"pi"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -248,7 +274,11 @@ func writeJSON(opts *ExportOptions, v any) error {
 }
 
 func exportHermes(ctx context.Context, opts *ExportOptions) error {
-	p, err := openRuntimePack(opts.Dir, opts.Path)
+	force, err := forcedRuntime(opts.Runtime, opts.Config)
+	if err != nil {
+		return err
+	}
+	p, err := openRuntimePack(opts.Dir, opts.Path, force)
 	if err != nil {
 		return err
 	}

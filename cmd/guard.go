@@ -41,6 +41,7 @@ type GuardOptions struct {
 	Shard    string // "I/N"
 	Sandbox  string
 	Format   string
+	Runtime  string // --runtime
 }
 
 // NewCmdGuard builds `plaios guard`. runF replaces the run in tests of flag parsing.
@@ -56,7 +57,10 @@ runtime and role.
 
 Candidates by default are the publishable packages whose version is not yet on the registry;
 --all takes every publishable package, --only the folders it names, --plan the releases of a
-release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
+release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.
+
+Each package's runtime (and so its contract) comes from its content, as for validate;
+--runtime (or the configuration's runtime) forces one for every candidate.`,
 		Example: `  plaios guard
   plaios guard --all --out .plaios/packs
   plaios guard --plan plan.json --out .plaios/packs --format github
@@ -80,6 +84,9 @@ release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
 					return err
 				}
 			}
+			if _, err := parseRuntimeFlag(opts.Runtime); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -97,6 +104,7 @@ release plan. --shard I/N keeps a stable 1/N of them, for CI matrices.`,
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the network is refused: auto, netns or off")
 	fl.StringVar(&opts.Format, "format", "text", "output: text, json or github")
+	addRuntimeFlag(c, &opts.Runtime, "guard every candidate")
 	f.bindFlag("registry", fl.Lookup("registry"))
 	f.bindFlag("jobs", fl.Lookup("jobs"))
 	return c
@@ -132,6 +140,10 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	if err != nil {
 		return err
 	}
+	force, err := forcedRuntime(opts.Runtime, func() (*config.Config, error) { return cfg, nil })
+	if err != nil {
+		return err
+	}
 	sev := map[string]check.Severity{}
 	for id, v := range cfg.Rules {
 		s, ok := check.ParseSeverity(v)
@@ -156,6 +168,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		Registry:    cfg.Registry,
 		Sandbox:     sandbox.Mode(opts.Sandbox),
 		PackManager: cfg.PackManager,
+		Runtime:     force,
 		Severity:    sev,
 		Getenv:      opts.Getenv,
 		HTTP:        httpc,

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plaios/plaios/internal/bridge"
+	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/sandbox"
@@ -26,6 +27,7 @@ import (
 // MCPServeOptions holds the inputs of `plaios mcp serve` and what it needs from the outside.
 type MCPServeOptions struct {
 	IO     *IOStreams
+	Config func() (*config.Config, error)
 	Dir    func() (string, error)
 	Getenv func(string) string
 	JSON   bool
@@ -35,6 +37,7 @@ type MCPServeOptions struct {
 	Offline bool
 	Timeout time.Duration
 	List    bool
+	Runtime string // --runtime
 }
 
 // NewCmdMCP builds `plaios mcp`, the parent of `plaios mcp serve`.
@@ -53,7 +56,7 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 
 // NewCmdMCPServe builds `plaios mcp serve`. runF replaces the run in tests of flag parsing.
 func NewCmdMCPServe(f *Factory, runF func(*MCPServeOptions) error) *cobra.Command {
-	opts := &MCPServeOptions{IO: f.IO, Dir: f.Dir, Getenv: f.Getenv}
+	opts := &MCPServeOptions{IO: f.IO, Config: f.Config, Dir: f.Dir, Getenv: f.Getenv}
 	c := &cobra.Command{
 		Use:   "serve [PATH]",
 		Short: "Serve a built pack's tools over MCP on stdio",
@@ -74,7 +77,10 @@ Secrets never come from arguments: an AgentOS getSecret(id) reads the environmen
 --secret id=ENV_VAR names, else the manifest's envVar, else the id's conventional name
 (serper.apiKey → SERPER_API_KEY); PLAIOS configuration comes from each field's env. Secret
 values are redacted from every result. Tools whose required secret or configuration is
-missing are left out, with a warning on stderr.`,
+missing are left out, with a warning on stderr.
+
+The pack's runtime comes from its content, as for validate; --runtime (or the configuration's
+runtime) forces one.`,
 		Example: `  plaios mcp serve
   plaios mcp serve registry/curated/research/web-search --secret serper.apiKey=SERPER_KEY
   plaios mcp serve packages/weather --offline
@@ -92,6 +98,9 @@ missing are left out, with a warning on stderr.`,
 			if opts.Timeout <= 0 {
 				return exit.Usagef("--timeout %s is not valid; give a positive duration such as 60s or 2m", opts.Timeout)
 			}
+			if _, err := parseRuntimeFlag(opts.Runtime); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -103,6 +112,7 @@ missing are left out, with a warning on stderr.`,
 	fl.BoolVar(&opts.Offline, "offline", false, "keep the network refused while tools run, not only while the pack loads")
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "limit for loading the pack")
 	fl.BoolVar(&opts.List, "list", false, "print the tools it would serve and exit")
+	addRuntimeFlag(c, &opts.Runtime, "load the pack")
 	return c
 }
 
@@ -156,14 +166,15 @@ func openPack(dirFn func() (string, error), path string, force pack.Runtime) (*b
 }
 
 // openRuntimePack opens the pack in PATH and refuses (exit 2) a package of no runtime plaios
-// knows: the tools of `mcp serve` and `export hermes` come from a runtime's contract.
-func openRuntimePack(dirFn func() (string, error), path string) (*bridge.Pack, error) {
-	p, err := openPack(dirFn, path, pack.None)
+// knows: the tools of `mcp serve` and `export hermes` come from a runtime's contract. force,
+// when not None, is the runtime --runtime or the configuration gives.
+func openRuntimePack(dirFn func() (string, error), path string, force pack.Runtime) (*bridge.Pack, error) {
+	p, err := openPack(dirFn, path, force)
 	if err != nil {
 		return nil, err
 	}
 	if p.Runtime() == pack.None {
-		return nil, exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json", path)
+		return nil, exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, no manifest.json declaring extensions and no dependency on @framers/agentos, no openclaw.plugin.json and no pi field in package.json; give --runtime to force one", path)
 	}
 	if err := refuseUnbuilt(p, path); err != nil {
 		return nil, err
@@ -207,7 +218,11 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	p, err := openRuntimePack(opts.Dir, opts.Path)
+	force, err := forcedRuntime(opts.Runtime, opts.Config)
+	if err != nil {
+		return err
+	}
+	p, err := openRuntimePack(opts.Dir, opts.Path, force)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plaios/plaios/internal/check"
+	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/report"
@@ -36,7 +37,12 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 with the file, line and column of each finding and a hint when there is a fix to suggest.
 
 PATH is a package folder or a repository root (then every workspace package:
-pnpm-workspace.yaml globs, package.json workspaces, or scripts/package-roles.json).`,
+pnpm-workspace.yaml globs, package.json workspaces, or scripts/package-roles.json).
+
+Each package's runtime comes from its content: agent-os.package.yaml (plaios), a manifest.json
+declaring extensions or any dependency on @framers/agentos (agentos), openclaw.plugin.json
+(openclaw), a pi field in package.json (pi); never from its scope or folder alone. --runtime
+(or the configuration's runtime) forces one for every package named.`,
 		Example: `  plaios validate
   plaios validate packages/weather --strict
   plaios validate --format sarif > plaios.sarif
@@ -58,11 +64,10 @@ pnpm-workspace.yaml globs, package.json workspaces, or scripts/package-roles.jso
 	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json, sarif or github")
 	fl.BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
 	fl.StringArrayVar(&opts.Rules, "rule", nil, "set a rule's severity, `ID=off|warning|error` (repeatable)")
-	fl.StringVar(&opts.Runtime, "runtime", "", "check every package as this `runtime` (plaios, agentos, openclaw, pi)")
 	fl.StringVar(&opts.Explain, "explain", "", "print the help of rule `ID` and exit")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("explain", cobra.FixedCompletions(check.RuleIDs(), cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("runtime", cobra.FixedCompletions([]string{"plaios", "agentos", "openclaw", "pi"}, cobra.ShellCompDirectiveNoFileComp))
+	addRuntimeFlag(c, &opts.Runtime, "check every package")
 	return c
 }
 
@@ -73,15 +78,14 @@ func validateRun(opts *ValidateOptions) error {
 	if err := oneOf("format", opts.Format, report.Formats...); err != nil {
 		return err
 	}
-	var force pack.Runtime
-	if opts.Runtime != "" {
-		r, ok := pack.ParseRuntime(opts.Runtime)
-		if !ok {
-			return exit.Usagef("--runtime %q is not valid; use one of plaios, agentos, openclaw, pi", opts.Runtime)
-		}
-		force = r
+	if _, err := parseRuntimeFlag(opts.Runtime); err != nil {
+		return err
 	}
 	cfg, err := opts.Factory.Config()
+	if err != nil {
+		return err
+	}
+	force, err := forcedRuntime(opts.Runtime, func() (*config.Config, error) { return cfg, nil })
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func NewLoader(ctx context.Context, l *Loader) (*Loader, error) {
 	switch rt {
 	case pack.AgentOS, pack.PLAIOS, pack.OpenClaw, pack.Pi:
 	default:
-		return nil, fmt.Errorf("%s is not a pack of a runtime plaios knows (no agent-os.package.yaml, AgentOS manifest.json, openclaw.plugin.json or pi field in package.json)", l.Pack.Dir)
+		return nil, fmt.Errorf("%s is not a pack of a runtime plaios knows (no agent-os.package.yaml, no manifest.json declaring extensions and no dependency on @framers/agentos, no openclaw.plugin.json and no pi field in package.json)", l.Pack.Dir)
 	}
 	mode := sandbox.Off
 	if l.Offline {

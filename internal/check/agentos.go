@@ -13,36 +13,34 @@ import (
 	"github.com/plaios/plaios/internal/workspace"
 )
 
-func init() {
-	register(
-		&Rule{ID: "agentos-manifest-invalid", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSManifest,
-			Help: "manifest.json must be JSON and hold what the AgentOS registry and runtime read: `name`, `version`, and either `id` with an `extensions` list whose entries each have a `kind` and an `id`, or the flat provider form (`kind`, `extensionId`, `entryPoint`). A library (role `library`) needs no extensions."},
-		&Rule{ID: "agentos-version-mismatch", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSVersion,
-			Help: "The manifest's `version` must equal package.json's `version`: the registry catalog and the runtime read the manifest, npm reads package.json, and a lagging manifest advertises an old release. Bump both together (`plaios release-plan --write` does)."},
-		&Rule{ID: "agentos-name", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSName,
-			Help: "A curated pack's npm name is `@framers/agentos-ext-<folder>`, so that people and the registry find a pack by its folder name."},
-		&Rule{ID: "agentos-license", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicense,
-			Help: "Everything in the AgentOS extensions repository is licensed under Apache-2.0; a pack's package.json `license` must say `Apache-2.0`."},
-		&Rule{ID: "agentos-license-file", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicenseFile,
-			Help: "A pack carries no LICENSE file of its own: the repository's LICENSE applies, and a pack-level one (often MIT, copied from an old template) contradicts it."},
-		&Rule{ID: "agentos-publish-access", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPublishAccess,
-			Help: "A scoped package publishes as restricted (paid, private) unless told otherwise, so a scoped, non-private pack needs `\"publishConfig\": {\"access\": \"public\"}`."},
-		&Rule{ID: "agentos-kind-unknown", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSKind,
-			Help: "Each manifest extension `kind` should be one the AgentOS runtime registers (tool, guardrail, workflow, messaging-channel, memory-provider, tts-provider and the others of RUNTIMES.md). An unknown kind is loaded by nobody."},
-		&Rule{ID: "agentos-secret-undeclared", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSSecretUndeclared,
-			Help: "A configuration property marked `\"secret\": true` holds a credential; list its id in `requiredSecrets` (or `optionalSecrets`) so that the host asks for it, maps it to an environment variable and never shows it."},
-		&Rule{ID: "agentos-manifest-not-exported", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSManifestExported,
-			Help: "The runtime's discovery reads `<package>/manifest.json`; with an `exports` map, that subpath must be exported (`\"./manifest.json\": \"./manifest.json\"`) or Node refuses it."},
-		&Rule{ID: "agentos-peer-range", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPeerRange,
-			Help: "`@framers/agentos` must be a peer dependency (the host brings its own copy) with a floor and no upper bound (`>=0.9.0`), so that a pack keeps installing next to newer runtimes."},
-		&Rule{ID: "role-missing", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleMissing,
-			Help: "With a role map (`scripts/package-roles.json`), every workspace package needs a role (`pack`, `library`, `template` or `root`), or the release job and the pack guard do not know what to do with it."},
-		&Rule{ID: "role-unknown", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleUnknown,
-			Help: "A role in `scripts/package-roles.json` must be one of `pack`, `library`, `template`, `root`."},
-		&Rule{ID: "role-orphan", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleOrphan,
-			Help: "A role in `scripts/package-roles.json` names a folder that holds no workspace package: the package moved or was deleted. Remove the entry or fix the path."},
-	)
-}
+var (
+	agentOSManifestInvalidRule = &Rule{ID: "agentos-manifest-invalid", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSManifest,
+		Help: "manifest.json must be JSON and hold what the AgentOS registry and runtime read: `name`, `version`, and either `id` with an `extensions` list whose entries each have a `kind` and an `id`, or the flat provider form (`kind`, `extensionId`, `entryPoint`). A library (role `library`) needs no extensions."}
+	agentOSVersionMismatchRule = &Rule{ID: "agentos-version-mismatch", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSVersion,
+		Help: "The manifest's `version` must equal package.json's `version`: the registry catalog and the runtime read the manifest, npm reads package.json, and a lagging manifest advertises an old release. Bump both together (`plaios release-plan --write` does)."}
+	agentOSNameRule = &Rule{ID: "agentos-name", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSName,
+		Help: "In an agentos-extensions layout (`registry/curated/<category>/<folder>`), with or without a role map, a pack's npm name is `@framers/agentos-ext-<folder>` — or, as the framers write it where a bare folder name would clash, with a category prefix (`@framers/agentos-ext-channel-telegram` for `channels/telegram`) — so that people and the registry find a pack by its folder name."}
+	agentOSLicenseRule = &Rule{ID: "agentos-license", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicense,
+		Help: "Everything in the AgentOS extensions repository is licensed under Apache-2.0; a pack's package.json `license` must say `Apache-2.0`."}
+	agentOSLicenseFileRule = &Rule{ID: "agentos-license-file", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicenseFile,
+		Help: "A pack carries no LICENSE file of its own: the repository's LICENSE applies, and a pack-level one (often MIT, copied from an old template) contradicts it."}
+	agentOSPublishAccessRule = &Rule{ID: "agentos-publish-access", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPublishAccess,
+		Help: "A scoped package publishes as restricted (paid, private) unless told otherwise, so a scoped, non-private pack needs `\"publishConfig\": {\"access\": \"public\"}`."}
+	agentOSKindUnknownRule = &Rule{ID: "agentos-kind-unknown", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSKind,
+		Help: "Each manifest extension `kind` should be one the AgentOS runtime registers (tool, guardrail, workflow, messaging-channel, memory-provider, tts-provider and the others of RUNTIMES.md). An unknown kind is loaded by nobody."}
+	agentOSSecretUndeclaredRule = &Rule{ID: "agentos-secret-undeclared", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSSecretUndeclared,
+		Help: "A configuration property marked `\"secret\": true` holds a credential; list its id in `requiredSecrets` (or `optionalSecrets`) so that the host asks for it, maps it to an environment variable and never shows it."}
+	agentOSManifestNotExportedRule = &Rule{ID: "agentos-manifest-not-exported", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSManifestExported,
+		Help: "The runtime's discovery reads `<package>/manifest.json`; with an `exports` map, that subpath must be exported (`\"./manifest.json\": \"./manifest.json\"`) or Node refuses it."}
+	agentOSPeerRangeRule = &Rule{ID: "agentos-peer-range", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPeerRange,
+		Help: "`@framers/agentos` must be a peer dependency (the host brings its own copy) with a floor and no upper bound (`>=0.9.0`), so that a pack keeps installing next to newer runtimes."}
+	roleMissingRule = &Rule{ID: "role-missing", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleMissing,
+		Help: "With a role map (`scripts/package-roles.json`), every workspace package needs a role (`pack`, `library`, `template` or `root`), or the release job and the pack guard do not know what to do with it."}
+	roleUnknownRule = &Rule{ID: "role-unknown", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleUnknown,
+		Help: "A role in `scripts/package-roles.json` must be one of `pack`, `library`, `template`, `root`."}
+	roleOrphanRule = &Rule{ID: "role-orphan", Severity: Error, Family: "AgentOS", RunWorkspace: runRoleOrphan,
+		Help: "A role in `scripts/package-roles.json` names a folder that holds no workspace package: the package moved or was deleted. Remove the entry or fix the path."}
+)
 
 // agentOSPack reports whether the package is a pack or library of an AgentOS repo (not the
 // root catalog, not a template).
@@ -150,18 +148,32 @@ func ahead(manifest, pkg string) string {
 	return "package.json is ahead"
 }
 
+// runAgentOSName checks the npm name of a pack in an agentos-extensions layout
+// (registry/curated/), with or without a role map. The framers name packs
+// @framers/agentos-ext-<folder>, or with a category prefix when a bare folder name would clash
+// (channels/telegram is @framers/agentos-ext-channel-telegram, next to integrations/telegram's
+// @framers/agentos-ext-telegram): the name must end in the folder's name.
 func runAgentOSName(p *Pass) {
-	if p.Pack.Role != workspace.RolePack || p.Pack.JSON().Value == nil {
+	if !strings.HasPrefix(p.Pack.Dir, curatedDir) || p.Pack.JSON().Value == nil {
 		return
+	}
+	if p.Pack.Role != "" && p.Pack.Role != workspace.RolePack {
+		return // the role map says it is a library, a template or the root
 	}
 	folder := path.Base(p.Pack.Dir)
-	want := "@framers/agentos-ext-" + folder
+	want := agentOSNamePrefix + folder
 	name := p.Pack.Name()
-	if name == want || name == "" {
+	if name == "" || name == want || strings.HasPrefix(name, agentOSNamePrefix) && strings.HasSuffix(name, "-"+folder) {
 		return
 	}
-	p.ReportJSON(p.PackageJSON(), p.Pack.JSON().Get("name"), fmt.Sprintf("npm name %q does not follow @framers/agentos-ext-<folder> (%s)", name, want), fmt.Sprintf("rename it %q", want))
+	p.ReportJSON(p.PackageJSON(), p.Pack.JSON().Get("name"), fmt.Sprintf("npm name %q does not follow @framers/agentos-ext-<folder> (%s)", name, want), fmt.Sprintf("rename it %q (or @framers/agentos-ext-<category>-%s)", want, folder))
 }
+
+// The agentos-extensions layout and its naming.
+const (
+	curatedDir        = "registry/curated/"
+	agentOSNamePrefix = "@framers/agentos-ext-"
+)
 
 func runAgentOSLicense(p *Pass) {
 	if p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
@@ -261,6 +273,9 @@ func runAgentOSManifestExported(p *Pass) {
 	if ex == nil || ex.Kind != jsonpos.Object || !p.Exists(pack.AgentOSManifest) {
 		return
 	}
+	if p.Pack.Role == workspace.RoleLibrary {
+		return // a library is imported by packs, never discovered as an extension pack
+	}
 	for _, m := range ex.Members {
 		if !strings.HasPrefix(m.Key, ".") {
 			return // a conditions object: only "." is exported
@@ -282,12 +297,10 @@ func runAgentOSPeerRange(p *Pass) {
 	}
 	peer := pj.Get("peerDependencies").Get("@framers/agentos")
 	if peer == nil {
-		at := pj.Get("dependencies").Get("@framers/agentos")
-		msg := "@framers/agentos is not a peer dependency"
-		if at != nil {
-			msg = "@framers/agentos is a dependency; the host brings its own copy, so it must be a peer"
+		if pj.Get("dependencies").Get("@framers/agentos") != nil {
+			return // host-runtime-dependency says to move it to the peers
 		}
-		p.ReportJSON(p.PackageJSON(), orValue(at, pj.Get("peerDependencies")), msg, `add "peerDependencies": {"@framers/agentos": ">=0.9.0"}`)
+		p.ReportJSON(p.PackageJSON(), orValue(pj.Get("devDependencies").Get("@framers/agentos"), pj.Get("peerDependencies")), "@framers/agentos is not a peer dependency", `add "peerDependencies": {"@framers/agentos": ">=0.9.0"}`)
 		return
 	}
 	if peer.Kind != jsonpos.String {

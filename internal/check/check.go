@@ -1,8 +1,10 @@
 // Package check holds plaios's rules: each is a value with a stable ID (RULES.md), a default
 // severity, a help paragraph and a run function that reports diagnostics through a Pass, in the
-// shape of golang.org/x/tools/go/analysis. Adding a rule is adding one value (in the file of its
-// family) and its tests. Run applies the rules to the packs of a workspace in parallel and
-// returns the diagnostics sorted by file and position.
+// shape of golang.org/x/tools/go/analysis. Each rule is a package-level value in the file of its
+// family, and rules.go holds the one list of them (as a go/analysis driver takes its
+// []*Analyzer): adding a rule is adding its value, its line in that list, and its tests. Run
+// applies the rules (all, or the subset Options.Rules names) to the packs of a workspace in
+// parallel and returns the diagnostics sorted by file and position.
 package check
 
 import (
@@ -98,37 +100,17 @@ type Rule struct {
 	RunWorkspace func(*WorkspacePass) // once per workspace
 }
 
-var (
-	registry   []*Rule
-	registryMu sync.Mutex
-)
-
-func register(rules ...*Rule) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	registry = append(registry, rules...)
-}
-
-// Rules returns every rule, sorted by ID.
+// Rules returns every rule, sorted by ID (a copy: callers may keep or reorder it).
 func Rules() []*Rule {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	out := append([]*Rule(nil), registry...)
+	out := append([]*Rule(nil), rules...)
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
 // Lookup returns the rule with id, or nil.
-func Lookup(id string) *Rule {
-	for _, r := range Rules() {
-		if r.ID == id {
-			return r
-		}
-	}
-	return nil
-}
+func Lookup(id string) *Rule { return rulesByID[id] }
 
-// RuleIDs lists every rule ID.
+// RuleIDs lists every rule ID, sorted.
 func RuleIDs() []string {
 	var ids []string
 	for _, r := range Rules() {
@@ -145,11 +127,21 @@ type Options struct {
 	Jobs int
 	// PackManager overrides the pack tool the workspace implies ("npm" or "pnpm").
 	PackManager string
+	// Rules are the rules to run (default: all of Rules()). Findings of a rule that is not
+	// among them are never reported.
+	Rules []*Rule
 }
 
 // Run checks packs (all from ws) and returns the diagnostics, sorted.
 func Run(ws *workspace.Workspace, packs []*pack.Pack, opts Options) []Diagnostic {
-	rules := Rules()
+	rules := opts.Rules
+	if rules == nil {
+		rules = Rules()
+	}
+	running := make(map[string]*Rule, len(rules))
+	for _, r := range rules {
+		running[r.ID] = r
+	}
 	var (
 		mu    sync.Mutex
 		diags []Diagnostic
@@ -171,7 +163,7 @@ func Run(ws *workspace.Workspace, packs []*pack.Pack, opts Options) []Diagnostic
 		go func(p *pack.Pack) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			pass := &Pass{Pack: p, WS: ws, packManager: opts.PackManager}
+			pass := &Pass{Pack: p, WS: ws, packManager: opts.PackManager, running: running}
 			for _, r := range rules {
 				if r.Run == nil || r.Guard || (r.Runtime != pack.None && r.Runtime != p.Runtime) {
 					continue
@@ -275,6 +267,7 @@ type Pass struct {
 	rule        *Rule
 	diags       []Diagnostic
 	packManager string
+	running     map[string]*Rule // the rules of this run, by ID
 
 	listOnce sync.Once
 	list     *packlist.List

@@ -17,25 +17,45 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/packs/bad/*.txtar")
 
-// rulesMD lists every ID of RULES.md: the catalogue must hold exactly these.
-var rulesMD = strings.Fields(`package-json-invalid package-name-invalid package-version-invalid exports-target-invalid
-entry-not-shipped manifest-not-shipped workspace-protocol secret-shipped readme-missing
-agentos-manifest-invalid agentos-version-mismatch agentos-name agentos-license agentos-license-file
-agentos-publish-access agentos-kind-unknown agentos-secret-undeclared agentos-manifest-not-exported
-agentos-peer-range role-missing role-unknown role-orphan
-plaios-manifest-invalid plaios-kind-unknown plaios-class-missing plaios-interface-duplicate
-plaios-dependency-unknown plaios-entry-unresolved plaios-page-missing plaios-version-mismatch
-plaios-config-invalid plaios-field-ignored plaios-startup-invalid
-openclaw-manifest-invalid openclaw-version-mismatch openclaw-entry openclaw-contract-drift pi-peer-range
-pi-extension-missing
-schema-invalid schema-type-unknown schema-draft schema-meta-id schema-async schema-format-unknown
-schema-keyword-unknown schema-default-invalid schema-not-strict tool-name-invalid descriptor-undeclared`)
+// rulesMD is RULES.md's catalogue, section by section: every ID with its default severity
+// (the first one its row gives) and family. The rules must be exactly these.
+var rulesMD = map[string][]string{
+	"Any package": strings.Fields(`package-json-invalid:error package-name-invalid:error package-version-invalid:error
+		exports-target-invalid:error entry-not-shipped:error manifest-not-shipped:error workspace-protocol:error
+		secret-shipped:error readme-missing:warning types-not-shipped:error entry-typescript:error
+		host-runtime-dependency:warning path-outside-package:error`),
+	"AgentOS": strings.Fields(`agentos-manifest-invalid:error agentos-version-mismatch:error agentos-name:warning
+		agentos-license:error agentos-license-file:error agentos-publish-access:error agentos-kind-unknown:warning
+		agentos-secret-undeclared:warning agentos-manifest-not-exported:warning agentos-peer-range:warning
+		role-missing:error role-unknown:error role-orphan:error`),
+	"PLAIOS": strings.Fields(`plaios-manifest-invalid:error plaios-kind-unknown:error plaios-class-missing:error
+		plaios-interface-duplicate:error plaios-dependency-unknown:error plaios-entry-unresolved:error
+		plaios-page-missing:error plaios-version-mismatch:error plaios-config-invalid:error plaios-field-ignored:warning
+		plaios-startup-invalid:error`),
+	"OpenClaw and Pi": strings.Fields(`openclaw-manifest-invalid:error openclaw-version-mismatch:error openclaw-entry:error
+		openclaw-contract-drift:error pi-peer-range:error pi-extension-missing:error`),
+	"Tool schemas": strings.Fields(`schema-invalid:error schema-type-unknown:error schema-draft:error schema-meta-id:error
+		schema-async:error schema-format-unknown:warning schema-keyword-unknown:warning schema-default-invalid:warning
+		schema-not-strict:warning tool-name-invalid:error descriptor-undeclared:warning`),
+}
 
 func TestCatalogueMatchesRULESmd(t *testing.T) {
-	got := RuleIDs()
-	want := append([]string(nil), rulesMD...)
+	var want []string
+	for family, rows := range rulesMD {
+		for _, row := range rows {
+			id, sev, _ := strings.Cut(row, ":")
+			want = append(want, id)
+			r := Lookup(id)
+			if r == nil {
+				continue // reported below
+			}
+			if r.Severity.String() != sev || r.Family != family {
+				t.Errorf("rule %s: %s in %q, RULES.md says %s in %q", id, r.Severity, r.Family, sev, family)
+			}
+		}
+	}
 	sort.Strings(want)
-	if strings.Join(got, " ") != strings.Join(want, " ") {
+	if got := RuleIDs(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("rule IDs differ from RULES.md\n got: %v\nwant: %v", got, want)
 	}
 	for _, r := range Rules() {
@@ -195,5 +215,128 @@ func TestValidateOnePackageOfAWorkspace(t *testing.T) {
 	}
 	if strings.Contains(got, "packages/c/package.json") {
 		t.Errorf("a package that was not asked for was checked:\n%s", got)
+	}
+}
+
+// TestRunASubsetOfRules runs one rule alone on a pack that breaks several: only that rule's
+// findings come back, and the full list finds the others.
+func TestRunASubsetOfRules(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"Bad-Name","version":"v1","files":["dist"],"main":"./dist/index.js"}`,
+	})
+	only := func(ids ...string) []*Rule {
+		var out []*Rule
+		for _, id := range ids {
+			r := Lookup(id)
+			if r == nil {
+				t.Fatalf("no rule %s", id)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	run := func(rs []*Rule) map[string]bool {
+		res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir, Options: Options{Rules: rs}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fired := map[string]bool{}
+		for _, d := range res.Diagnostics {
+			fired[d.Rule] = true
+		}
+		return fired
+	}
+	if got := run(only("package-version-invalid")); len(got) != 1 || !got["package-version-invalid"] {
+		t.Errorf("one rule run: fired %v, want only package-version-invalid", got)
+	}
+	all := run(nil)
+	for _, id := range []string{"package-version-invalid", "package-name-invalid", "readme-missing"} {
+		if !all[id] {
+			t.Errorf("the full list does not fire %s: %v", id, all)
+		}
+	}
+	if got := run([]*Rule{}); len(got) != 0 {
+		t.Errorf("an empty list fired %v", got)
+	}
+}
+
+// TestRuleListIsWhole: every rule of the list has a distinct ID, and Lookup finds each.
+func TestRuleListIsWhole(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if seen[r.ID] {
+			t.Errorf("rule %s is listed twice", r.ID)
+		}
+		seen[r.ID] = true
+		if Lookup(r.ID) != r {
+			t.Errorf("Lookup(%s) does not return the listed rule", r.ID)
+		}
+	}
+}
+
+// TestManifestSchemasAreMetadata validates the published @framers/agentos-ext-telegram@1.1.1,
+// whose manifest wraps each tool's arguments as extensions[].schema.input: the wrappers are
+// read as such (no "input is not a keyword"), and what remains are the pack's real faults —
+// none of them a schema finding.
+func TestManifestSchemasAreMetadata(t *testing.T) {
+	dir, _ := extract(t, "../../testdata/packs/real/agentos-ext-telegram-1.1.1.txtar")
+	res := validateDir(t, dir)
+	if len(res.Targets) != 1 || res.Targets[0].Pack.Runtime != "agentos" {
+		t.Fatalf("the pack must be checked as AgentOS: %+v", res.Targets)
+	}
+	want := `manifest.json:5:14: error agentos-version-mismatch: manifest version 1.0.0 differs from package.json version 1.1.1 (package.json is ahead)
+    hint: write "1.1.1" in manifest.json
+manifest.json:139:7: warning agentos-secret-undeclared: configuration property "telegram.botToken" is secret but requiredSecrets/optionalSecrets do not list it
+    hint: add "telegram.botToken" to "requiredSecrets" (or "optionalSecrets")
+package.json:39:14: error agentos-license: license is "MIT"; AgentOS packs are licensed Apache-2.0 like the repository
+    hint: write "license": "Apache-2.0"
+package.json:51:25: warning agentos-peer-range: the @framers/agentos peer range "^0.1.0" has an upper bound
+    hint: write ">=0.1.0"
+`
+	if got := render(res.Diagnostics); got != want {
+		t.Errorf("findings differ\n--- got\n%s--- want\n%s", got, want)
+	}
+
+	// A typo inside a wrapper is found at its place, and is a warning: the executor never
+	// compiles the manifest.
+	dir = t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"@acme/agentos-ext-typo","version":"1.0.0","license":"Apache-2.0","publishConfig":{"access":"public"},"peerDependencies":{"@framers/agentos":">=0.9.0"}}`,
+		"manifest.json": `{"id":"com.acme.typo","name":"typo","version":"1.0.0","extensions":[{"kind":"tool","id":"t","schema":{
+  "input": {"type": "object", "requried": ["q"], "properties": {"q": {"type": "str"}}},
+  "output": {"type": "object"}}}]}`,
+	})
+	res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir, Options: Options{Rules: []*Rule{schemaInvalidRule, schemaKeywordUnknownRule, schemaTypeUnknownRule}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `manifest.json:2:31: warning schema-keyword-unknown: extensions[0].schema.input/requried: "requried" is not a draft-07 keyword; a registry reading manifest.json (the AgentOS executor never compiles it) passes over it, so the schema checks less than it reads
+    hint: Did you mean "required"?
+manifest.json:2:79: warning schema-type-unknown: extensions[0].schema.input/properties/q/type: "type" "str" is not a JSON Schema type (string, number, integer, boolean, null, object, array); a registry reading manifest.json (the AgentOS executor never compiles it) cannot use the schema
+    hint: Did you mean "string"?
+`
+	if got := render(res.Diagnostics); got != want {
+		t.Errorf("findings differ\n--- got\n%s--- want\n%s", got, want)
+	}
+}
+
+// TestAgentOSNameWithoutRoleMap: in a registry/curated layout without scripts/package-roles.json
+// the name is checked, and --rule agentos-name=error raises it there.
+func TestAgentOSNameWithoutRoleMap(t *testing.T) {
+	dir, _ := extract(t, "../../testdata/packs/bad/agentos-name-no-roles.txtar")
+	res, err := Validate([]string{dir}, ValidateOptions{WorkDir: dir, Options: Options{Severity: map[string]Severity{"agentos-name": Error}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, d.Severity.String()+" "+d.Rule+" "+d.File)
+	}
+	if want := "error agentos-name registry/curated/tools/demo/package.json"; strings.Join(got, "\n") != want {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	if res.Summary.Errors != 1 {
+		t.Errorf("summary %+v", res.Summary)
 	}
 }

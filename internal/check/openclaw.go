@@ -10,22 +10,20 @@ import (
 	"github.com/plaios/plaios/internal/pack"
 )
 
-func init() {
-	register(
-		&Rule{ID: "openclaw-manifest-invalid", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawManifest,
-			Help: "openclaw.plugin.json is read as JSON5 and must hold an object with an `id` and an object `configSchema` (`{\"type\":\"object\",\"additionalProperties\":false}` when the plugin has no configuration). OpenClaw reads only its documented top-level keys; any other key is ignored (reported as a warning)."},
-		&Rule{ID: "openclaw-version-mismatch", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawVersion,
-			Help: "The manifest's `version` must equal package.json's: `openclaw plugins build` writes it from package.json, and `--check` fails when they differ."},
-		&Rule{ID: "openclaw-entry", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawEntry,
-			Help: "package.json must list the plugin's built entry in `openclaw.extensions` (`[\"./dist/index.js\"]`), and that file must be among the files npm packs; OpenClaw loads nothing else."},
-		&Rule{ID: "openclaw-contract-drift", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Guard: true,
-			Help: "(guard) The tools the built entry registers must equal `contracts.tools` in openclaw.plugin.json. OpenClaw drops a registration that the contract does not list (`plugin must declare contracts.tools for: …`), and discovery shows tools that are not there. Regenerate with `plaios export openclaw` or `openclaw plugins build`."},
-		&Rule{ID: "pi-peer-range", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiPeers,
-			Help: "Pi's core packages (`@earendil-works/pi-coding-agent`, `pi-ai`, `pi-agent-core`, `pi-tui`, `typebox`) are provided by Pi itself: list them as peer dependencies with the range `\"*\"`, never in `dependencies`, or a second copy is bundled next to Pi's."},
-		&Rule{ID: "pi-extension-missing", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiExtensions,
-			Help: "Every entry of package.json `pi.extensions` must be a file npm packs; Pi loads extensions from those paths in the installed package."},
-	)
-}
+var (
+	openClawManifestInvalidRule = &Rule{ID: "openclaw-manifest-invalid", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawManifest,
+		Help: "openclaw.plugin.json is read as JSON5 and must hold an object with an `id` and an object `configSchema` (`{\"type\":\"object\",\"additionalProperties\":false}` when the plugin has no configuration). OpenClaw reads only its documented top-level keys; any other key is ignored (reported as a warning)."}
+	openClawVersionMismatchRule = &Rule{ID: "openclaw-version-mismatch", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawVersion,
+		Help: "The manifest's `version` must equal package.json's: `openclaw plugins build` writes it from package.json, and `--check` fails when they differ."}
+	openClawEntryRule = &Rule{ID: "openclaw-entry", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Run: runOpenClawEntry,
+		Help: "package.json must name the plugin's entries in `openclaw.extensions`, and an installed plugin must find compiled JavaScript for each among the files npm packs, as openclaw's installer checks (validatePackageExtensionEntriesForInstall, openclaw 2026.9.6 dist/package-entry-resolution-*.mjs): the file `openclaw.runtimeExtensions` names at the same index when it is given (the official layout: TypeScript source in `extensions`, `./dist/index.js` in `runtimeExtensions`, one for one), else for a TypeScript source the first built file openclaw infers (`./src/index.ts` → `./dist/index.js`, …), else the entry itself. `openclaw.setupEntry` and `runtimeSetupEntry` pair the same way. An entry that leaves the package is refused."}
+	openClawContractDriftRule = &Rule{ID: "openclaw-contract-drift", Severity: Error, Runtime: pack.OpenClaw, Family: "OpenClaw and Pi", Guard: true,
+		Help: "(guard) The tools the built entry registers must equal `contracts.tools` in openclaw.plugin.json. OpenClaw drops a registration that the contract does not list (`plugin must declare contracts.tools for: …`), and discovery shows tools that are not there. Regenerate with `plaios export openclaw` or `openclaw plugins build`."}
+	piPeerRangeRule = &Rule{ID: "pi-peer-range", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiPeers,
+		Help: "Pi's core packages (`@earendil-works/pi-coding-agent`, `pi-ai`, `pi-agent-core`, `pi-tui`, `typebox`) are provided by Pi itself: list them as peer dependencies with the range `\"*\"`, never in `dependencies`, or a second copy is bundled next to Pi's."}
+	piExtensionMissingRule = &Rule{ID: "pi-extension-missing", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiExtensions,
+		Help: "Every entry of package.json `pi.extensions` must be a file npm packs; Pi loads extensions from those paths in the installed package."}
+)
 
 // maxOpenClawManifest is the largest manifest OpenClaw reads (MAX_PLUGIN_MANIFEST_BYTES).
 const maxOpenClawManifest = 262144
@@ -93,32 +91,69 @@ func runOpenClawVersion(p *Pass) {
 	}
 }
 
+// runOpenClawEntry checks the entry points as openclaw's installer does (pack.OpenClawEntries):
+// each source entry of openclaw.extensions (and openclaw.setupEntry) must leave something an
+// installed plugin can load — its runtime entry when one is given, else a compiled file
+// openclaw infers for a TypeScript source, else the entry itself — and that file must be
+// shipped.
 func runOpenClawEntry(p *Pass) {
 	pj := p.Pack.JSON()
 	if pj.Value == nil {
 		return
 	}
-	oc := pj.Get("openclaw")
-	exts := oc.Get("extensions")
-	if exts == nil || exts.Kind != jsonpos.Array || len(exts.Items) == 0 {
-		p.ReportJSON(p.PackageJSON(), orValue(exts, orValue(oc, nil)), "package.json has no openclaw.extensions entry", `add "openclaw": {"extensions": ["./dist/index.js"]}`)
+	entries, problems, missing := pack.OpenClawEntries(pj.Value)
+	if missing {
+		p.ReportJSON(p.PackageJSON(), orValue(pj.Get("openclaw"), nil), "package.json has no openclaw.extensions entry", `add "openclaw": {"extensions": ["./dist/index.js"]}`)
 		return
 	}
-	if len(exts.Items) > 1 {
-		p.ReportJSON(p.PackageJSON(), exts.Items[1], "a packed OpenClaw plugin has exactly one entry; openclaw.extensions lists more", "")
+	for _, pr := range problems {
+		p.ReportJSON(p.PackageJSON(), pr.At, pr.Message, "")
 	}
 	if pj.Private {
-		return
+		return // not published: openclaw loads it from the folder
 	}
-	for _, it := range exts.Items {
-		if it.Kind != jsonpos.String {
-			p.ReportJSON(p.PackageJSON(), it, "openclaw.extensions entries must be strings", "")
+	for _, e := range entries {
+		if leavesPackage(e.Source.Str) {
+			p.ReportJSON(p.PackageJSON(), e.Source, fmt.Sprintf("%s names %s, which escapes the plugin directory; openclaw refuses to install it", e.Field, e.Source.Str), "name a file inside the package, such as \"./dist/index.js\"")
 			continue
 		}
-		if ok, why := p.shippedOrBuilt(it.Str); !ok {
-			p.ReportJSON(p.PackageJSON(), it, fmt.Sprintf("openclaw.extensions names %s, which npm would not pack: %s", it.Str, why), filesHint(it.Str))
+		if e.Runtime != nil {
+			runtimeField := strings.Replace(strings.Replace(e.Field, "extensions", "runtimeExtensions", 1), "setupEntry", "runtimeSetupEntry", 1)
+			if leavesPackage(e.Runtime.Str) {
+				p.ReportJSON(p.PackageJSON(), e.Runtime, fmt.Sprintf("%s names %s, which escapes the plugin directory; openclaw refuses to install it", runtimeField, e.Runtime.Str), "")
+			} else if ok, why := p.shippedOrBuilt(e.Runtime.Str); !ok {
+				p.ReportJSON(p.PackageJSON(), e.Runtime, fmt.Sprintf("%s names %s, the file an installed plugin loads, which npm would not pack: %s", runtimeField, e.Runtime.Str, why), filesHint(e.Runtime.Str))
+			}
+			continue // the source entry need not be shipped
+		}
+		if candidates := pack.BuiltEntryCandidates(e.Source.Str); len(candidates) > 0 {
+			found := false
+			for _, c := range candidates {
+				if p.Exists(strings.TrimPrefix(c, "./")) || p.inOutputDir(c) {
+					if ok, _ := p.shippedOrBuilt(c); ok {
+						found = true
+						break
+					}
+				}
+			}
+			if !found {
+				p.ReportJSON(p.PackageJSON(), e.Source, fmt.Sprintf("%s names the TypeScript source %s and %s names no built file; an installed plugin loads compiled JavaScript, and npm would pack none of the files openclaw looks for (%s)", e.Field, e.Source.Str, runtimeFieldOf(e.Field), strings.Join(candidates, ", ")),
+					fmt.Sprintf("build it (to %s), ship the output in \"files\", and name the built file in %s", candidates[0], runtimeFieldOf(e.Field)))
+			}
+			continue
+		}
+		if ok, why := p.shippedOrBuilt(e.Source.Str); !ok {
+			p.ReportJSON(p.PackageJSON(), e.Source, fmt.Sprintf("%s names %s, which npm would not pack: %s", e.Field, e.Source.Str, why), filesHint(e.Source.Str))
 		}
 	}
+}
+
+// runtimeFieldOf names the runtime field that pairs with an entry field.
+func runtimeFieldOf(field string) string {
+	if field == "openclaw.setupEntry" {
+		return "openclaw.runtimeSetupEntry"
+	}
+	return "openclaw.runtimeExtensions"
 }
 
 func runPiPeers(p *Pass) {

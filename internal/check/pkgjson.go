@@ -18,28 +18,26 @@ import (
 	"github.com/plaios/plaios/internal/semver"
 )
 
-func init() {
-	register(
-		&Rule{ID: "package-json-invalid", Severity: Error, Family: "Any package", Run: runPackageJSON,
-			Help: "package.json must exist, be valid JSON (npm reads it with JSON.parse: no comments, no trailing commas), hold an object, and give each field npm reads the type npm expects: `name`, `version`, `main`, `type`, `license`, `description` strings; `private` a boolean; `files` and `keywords` lists of strings; `bin` a string or an object of strings; the dependency fields objects of version strings; `exports` a string, a list, an object or null. A package.json npm cannot read publishes nothing, or publishes something else than you think."},
-		&Rule{ID: "package-name-invalid", Severity: Error, Family: "Any package", Run: runPackageName,
-			Help: "The `name` must be a name npm accepts for a new package: at most 214 characters, lower case, URL-safe, not starting with `.` or `_`, not a Node.js core module or a blocked name, in the form `name` or `@scope/name`. npm refuses to publish any other name."},
-		&Rule{ID: "package-version-invalid", Severity: Error, Family: "Any package", Run: runPackageVersion,
-			Help: "The `version` must be a semantic version (`MAJOR.MINOR.PATCH`, optionally `-prerelease` and `+build`). npm refuses to publish without one, and release-plan cannot compare versions it cannot read."},
-		&Rule{ID: "exports-target-invalid", Severity: Error, Family: "Any package", Run: runExportsTargets,
-			Help: "Every `exports` target must start with `./` and stay inside the package: no `.`, `..` or `node_modules` segment (percent-encoded ones included), and one level of an exports object must hold either subpaths (`.`, `./x`) or conditions (`import`, `default`), never both. Node refuses such targets with ERR_INVALID_PACKAGE_TARGET or ERR_INVALID_PACKAGE_CONFIG when the package is imported."},
-		&Rule{ID: "entry-not-shipped", Severity: Error, Family: "Any package", Run: runEntryShipped,
-			Help: "The file `import \"<name>\"` loads — found as Node finds it: `exports` first, then `main`, then `index.js` — must be among the files npm packs, or the published package cannot be imported. Before a build, a file under the output folder (`dist/`, or tsconfig's `outDir`) counts as shipped when `files` covers its path; `plaios guard` then checks the real tarball."},
-		&Rule{ID: "manifest-not-shipped", Severity: Error, Family: "Any package", Run: runManifestShipped,
-			Help: "The runtime manifest (`manifest.json`, `agent-os.package.yaml`, `openclaw.plugin.json`) must be among the files npm packs: a package without it installs as an empty box the runtime cannot load. Add it to `files`."},
-		&Rule{ID: "workspace-protocol", Severity: Error, Family: "Any package", Run: runWorkspaceProtocol,
-			Help: "A `workspace:` or `catalog:` dependency only means something inside the monorepo. pnpm rewrites it to a real version when it packs; npm publishes it as written, and nobody can install the result. Publish with pnpm, or write the version range."},
-		&Rule{ID: "secret-shipped", Severity: Error, Family: "Any package", Run: runSecretShipped,
-			Help: "A file npm would pack looks like a credential: a `.env` file, a private key, an `.npmrc` holding a token, or an npm, GitHub or AWS token inside a file. Published files are public forever; remove the file from the package (`files`, `.npmignore`) and rotate the secret."},
-		&Rule{ID: "readme-missing", Severity: Warning, Family: "Any package", Run: runReadme,
-			Help: "A published pack needs a README with at least one fenced code example (```), so that people (and agents reading the registry) can see how to install and use it."},
-	)
-}
+var (
+	packageJSONInvalidRule = &Rule{ID: "package-json-invalid", Severity: Error, Family: "Any package", Run: runPackageJSON,
+		Help: "package.json must exist, be valid JSON (npm reads it with JSON.parse: no comments, no trailing commas), hold an object, and give each field npm reads the type npm expects: `name`, `version`, `main`, `type`, `license`, `description` strings; `private` a boolean; `files` and `keywords` lists of strings; `bin` a string or an object of strings; the dependency fields objects of version strings; `exports` a string, a list, an object or null. A package.json npm cannot read publishes nothing, or publishes something else than you think."}
+	packageNameInvalidRule = &Rule{ID: "package-name-invalid", Severity: Error, Family: "Any package", Run: runPackageName,
+		Help: "The `name` must be a name npm accepts for a new package: at most 214 characters, lower case, URL-safe, not starting with `.` or `_`, not a Node.js core module or a blocked name, in the form `name` or `@scope/name`. npm refuses to publish any other name."}
+	packageVersionInvalidRule = &Rule{ID: "package-version-invalid", Severity: Error, Family: "Any package", Run: runPackageVersion,
+		Help: "The `version` must be a semantic version (`MAJOR.MINOR.PATCH`, optionally `-prerelease` and `+build`). npm refuses to publish without one, and release-plan cannot compare versions it cannot read."}
+	exportsTargetInvalidRule = &Rule{ID: "exports-target-invalid", Severity: Error, Family: "Any package", Run: runExportsTargets,
+		Help: "Every `exports` target must start with `./` and stay inside the package: no `.`, `..` or `node_modules` segment (percent-encoded ones included), and one level of an exports object must hold either subpaths (`.`, `./x`) or conditions (`import`, `default`), never both. Node refuses such targets with ERR_INVALID_PACKAGE_TARGET or ERR_INVALID_PACKAGE_CONFIG when the package is imported."}
+	entryNotShippedRule = &Rule{ID: "entry-not-shipped", Severity: Error, Family: "Any package", Run: runEntryShipped,
+		Help: "The file `import \"<name>\"` loads — found as Node finds it: `exports` first, then `main`, then `index.js` — must be among the files npm packs, or the published package cannot be imported. Before a build, a file under the output folder (`dist/`, or tsconfig's `outDir`) counts as shipped when `files` covers its path; `plaios guard` then checks the real tarball."}
+	manifestNotShippedRule = &Rule{ID: "manifest-not-shipped", Severity: Error, Family: "Any package", Run: runManifestShipped,
+		Help: "The runtime manifest (`manifest.json`, `agent-os.package.yaml`, `openclaw.plugin.json`) must be among the files npm packs: a package without it installs as an empty box the runtime cannot load. Add it to `files`."}
+	workspaceProtocolRule = &Rule{ID: "workspace-protocol", Severity: Error, Family: "Any package", Run: runWorkspaceProtocol,
+		Help: "A `workspace:` or `catalog:` specifier in `dependencies`, `peerDependencies` or `optionalDependencies` only means something inside the monorepo. pnpm rewrites it to a real version when it packs; npm publishes it as written, and `npm install` of the result fails with EUNSUPPORTEDPROTOCOL. Publish with pnpm, or write the version range. In `devDependencies` it is harmless: npm never installs a dependency's devDependencies, so the published package installs, and this rule never fires there."}
+	secretShippedRule = &Rule{ID: "secret-shipped", Severity: Error, Family: "Any package", Run: runSecretShipped,
+		Help: "A file npm would pack looks like a credential: a `.env` file, a private key, an `.npmrc` holding a token, or an npm, GitHub or AWS token inside a file. Published files are public forever; remove the file from the package (`files`, `.npmignore`) and rotate the secret."}
+	readmeMissingRule = &Rule{ID: "readme-missing", Severity: Warning, Family: "Any package", Run: runReadme,
+		Help: "A published pack needs a README with at least one fenced code example (```), so that people (and agents reading the registry) can see how to install and use it."}
+)
 
 func runPackageJSON(p *Pass) {
 	pj := p.Pack.JSON()
@@ -126,17 +124,18 @@ func article(s string) string {
 	return "a " + s
 }
 
-var nodeBuiltins = map[string]bool{}
-
-func init() {
+// nodeBuiltins are the Node.js core module names npm refuses as package names.
+var nodeBuiltins = func() map[string]bool {
+	m := map[string]bool{}
 	for _, b := range strings.Fields(`assert assert/strict async_hooks buffer child_process cluster console constants crypto
 	dgram diagnostics_channel dns dns/promises domain events fs fs/promises http http2 https inspector module net os path
 	path/posix path/win32 perf_hooks process punycode querystring readline readline/promises repl stream
 	stream/consumers stream/promises stream/web string_decoder sys timers timers/promises tls trace_events tty url util
 	util/types v8 vm wasi worker_threads zlib test sea sqlite`) {
-		nodeBuiltins[b] = true
+		m[b] = true
 	}
-}
+	return m
+}()
 
 // splitName splits a package name as `^(?:@([^/]+?)/)?([^/]+?)$` does: an optional scope and
 // the name after it; ok is false when the name has any other shape.

@@ -13,32 +13,30 @@ import (
 	"github.com/plaios/plaios/internal/pack"
 )
 
-func init() {
-	register(
-		&Rule{ID: "plaios-manifest-invalid", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSManifest,
-			Help: "agent-os.package.yaml must be what the PLAIOS host accepts: a YAML mapping without duplicate keys, `schemaVersion` an integer, `id` and `name`, `version` a string (`version: 1.0` is a number to YAML and fails; write `version: 1.0.0` or quote it), and a non-empty `interfaces` list whose entries each have an `id` and a `kind`."},
-		&Rule{ID: "plaios-kind-unknown", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSKind,
-			Help: "An interface `kind` must be one of the eleven the host loads: input, output, action, agent, orchestrator, discovery, database, memory, system1, system2, env."},
-		&Rule{ID: "plaios-class-missing", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSClass,
-			Help: "Every interface needs a `className`: the host imports the package's entry and constructs `new <className>(options)`."},
-		&Rule{ID: "plaios-interface-duplicate", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSDuplicate,
-			Help: "Interface ids must be unique within a package: components are installed and configured by interface id."},
-		&Rule{ID: "plaios-dependency-unknown", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSDependency,
-			Help: "Each item of an interface's `required` and `optional` lists must be a kind (env, database, memory, system1, system2, …) or the id of another interface of the same package; the host cannot wire anything else into the constructor options."},
-		&Rule{ID: "plaios-entry-unresolved", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSEntry,
-			Help: "The host finds an interface's class through `entry` (default `.`) and its page through `web.entry` (default `./web/<kind>`), resolved through package.json `exports` exactly as Node resolves them, `*` patterns included. Both must resolve, start with `./` and stay inside the package."},
-		&Rule{ID: "plaios-page-missing", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSPage,
-			Help: "Every interface has a page: the Store refuses to install a package whose page does not resolve. The file the web entry resolves to must have a source under `web/<kind>/` (built into it) or be among the packed files."},
-		&Rule{ID: "plaios-version-mismatch", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSVersion,
-			Help: "The manifest's `version` must equal package.json's `version`: bump both together (`plaios release-plan --write` does)."},
-		&Rule{ID: "plaios-config-invalid", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSConfig,
-			Help: "A config field needs a `key`; its `type` is one of string, secret, number, boolean; a `default` must have that type; a `secret` has no default (put it in .env and reference it with `env:`); `env` must be an environment variable name (letters, digits, underscores, not starting with a digit)."},
-		&Rule{ID: "plaios-field-ignored", Severity: Warning, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSIgnored,
-			Help: "`permissions`, `surfaces` and a `capability:` block are ignored by the host: the capability manifest that counts is the one on your class. Remove them so nobody relies on them."},
-		&Rule{ID: "plaios-startup-invalid", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSStartup,
-			Help: "`startup.when` must be `always`, `ifConfigured` or `manual`."},
-	)
-}
+var (
+	plaiosManifestInvalidRule = &Rule{ID: "plaios-manifest-invalid", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSManifest,
+		Help: "agent-os.package.yaml must be what the PLAIOS host accepts: a YAML mapping without duplicate keys, `schemaVersion` an integer, `id` and `name`, `version` a string (`version: 1.0` is a number to YAML and fails; write `version: 1.0.0` or quote it), and a non-empty `interfaces` list whose entries each have an `id` and a `kind`."}
+	plaiosKindUnknownRule = &Rule{ID: "plaios-kind-unknown", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSKind,
+		Help: "An interface `kind` must be one of the eleven the host loads: input, output, action, agent, orchestrator, discovery, database, memory, system1, system2, env."}
+	plaiosClassMissingRule = &Rule{ID: "plaios-class-missing", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSClass,
+		Help: "Every interface needs a `className`: the host imports the package's entry and constructs `new <className>(options)`."}
+	plaiosInterfaceDuplicateRule = &Rule{ID: "plaios-interface-duplicate", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSDuplicate,
+		Help: "Interface ids must be unique within a package: components are installed and configured by interface id."}
+	plaiosDependencyUnknownRule = &Rule{ID: "plaios-dependency-unknown", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSDependency,
+		Help: "Each item of an interface's `required` and `optional` lists must be a kind (env, database, memory, system1, system2, …) or the id of another interface of the same package; the host cannot wire anything else into the constructor options."}
+	plaiosEntryUnresolvedRule = &Rule{ID: "plaios-entry-unresolved", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSEntry,
+		Help: "The host finds an interface's class through `entry` (default `.`) and its page through `web.entry` (default `./web/<kind>`), resolved through package.json `exports` exactly as Node resolves them, `*` patterns included. Both must resolve, start with `./` and stay inside the package."}
+	plaiosPageMissingRule = &Rule{ID: "plaios-page-missing", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSPage,
+		Help: "Every interface has a page: the Store refuses to install a package whose page does not resolve. The file the web entry resolves to must have a source under `web/<kind>/` (built into it) or be among the packed files."}
+	plaiosVersionMismatchRule = &Rule{ID: "plaios-version-mismatch", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSVersion,
+		Help: "The manifest's `version` must equal package.json's `version`: bump both together (`plaios release-plan --write` does)."}
+	plaiosConfigInvalidRule = &Rule{ID: "plaios-config-invalid", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSConfig,
+		Help: "A config field needs a `key`; its `type` is one of string, secret, number, boolean; a `default` must have that type; a `secret` has no default (put it in .env and reference it with `env:`); `env` must be an environment variable name (letters, digits, underscores, not starting with a digit)."}
+	plaiosFieldIgnoredRule = &Rule{ID: "plaios-field-ignored", Severity: Warning, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSIgnored,
+		Help: "`permissions`, `surfaces` and a `capability:` block are ignored by the host: the capability manifest that counts is the one on your class. Remove them so nobody relies on them."}
+	plaiosStartupInvalidRule = &Rule{ID: "plaios-startup-invalid", Severity: Error, Runtime: pack.PLAIOS, Family: "PLAIOS", Run: runPLAIOSStartup,
+		Help: "`startup.when` must be `always`, `ifConfigured` or `manual`."}
+)
 
 func plaiosModel(p *Pass) *pack.PLAIOSModel {
 	m := p.Pack.PLAIOS

@@ -107,9 +107,11 @@ func Validate(paths []string, opts ValidateOptions) (*Result, error) {
 			packs = append(packs, pack.Load(g.ws, pk, opts.Runtime))
 		}
 		diags := Run(g.ws, packs, opts.Options)
-		for _, pr := range g.ws.Problems {
-			if pr.Rule == "package-json-invalid" {
-				diags = append(diags, Diagnostic{Rule: pr.Rule, Severity: Error, File: pr.File, Line: max(pr.Line, 1), Col: max(pr.Col, 1), Message: pr.Message})
+		if sev := opts.severityOf(packageJSONInvalidRule); sev != Off {
+			for _, pr := range g.ws.Problems {
+				if pr.Rule == packageJSONInvalidRule.ID {
+					diags = append(diags, Diagnostic{Rule: pr.Rule, Severity: sev, File: pr.File, Line: max(pr.Line, 1), Col: max(pr.Col, 1), Message: pr.Message})
+				}
 			}
 		}
 		for i := range diags {
@@ -128,6 +130,24 @@ func Validate(paths []string, opts ValidateOptions) (*Result, error) {
 	})
 	res.Summary = Summarize(len(res.Targets), res.Diagnostics)
 	return res, nil
+}
+
+// severityOf is r's severity in this run: Off when the run leaves r out, else the override,
+// else its default.
+func (o Options) severityOf(r *Rule) Severity {
+	if o.Rules != nil {
+		found := false
+		for _, x := range o.Rules {
+			found = found || x.ID == r.ID
+		}
+		if !found {
+			return Off
+		}
+	}
+	if sev, ok := o.Severity[r.ID]; ok {
+		return sev
+	}
+	return r.Severity
 }
 
 func relTo(base, p string) string {

@@ -80,7 +80,7 @@ func (g *run) candidates(ctx context.Context) (cands []*pack.Pack, skipped int, 
 		if !g.ws.Publishable(p) || !g.inScope(p.Dir) {
 			continue
 		}
-		publishable = append(publishable, pack.Load(g.ws, p, pack.None))
+		publishable = append(publishable, pack.Load(g.ws, p, g.opts.Runtime))
 	}
 	byDir := map[string]*pack.Pack{}
 	for _, p := range publishable {

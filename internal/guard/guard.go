@@ -53,6 +53,7 @@ type Options struct {
 	Registry    string       // where dependencies install from, and where "already published" is read
 	Sandbox     sandbox.Mode // auto, netns or off
 	PackManager string       // "npm" or "pnpm" to override the workspace's
+	Runtime     pack.Runtime // force every candidate's runtime (--runtime); None: each package's content
 
 	// Severity overrides rule severities (the configuration's `rules:`).
 	Severity map[string]check.Severity

@@ -142,9 +142,6 @@ func (g *run) checkTarball(r *Result) {
 				p.agentos = pack.ParseAgentOS(files, pack.AgentOSManifest)
 			}
 		}
-		if r.Role == workspace.RoleRoot && tb.Has("registry.json") {
-			p.catalog = tb.Content["registry.json"]
-		}
 		g.checkEntry(r, pj, tb)
 	case pack.PLAIOS:
 		if g.requireManifest(r, tb, pack.PLAIOSManifest) {
@@ -160,6 +157,11 @@ func (g *run) checkTarball(r *Result) {
 		g.checkPi(r, pj, tb)
 	default:
 		g.checkEntry(r, pj, tb)
+	}
+	// The root of a role map is held to its catalog whatever its runtime: the root of an
+	// agentos-extensions repository is a plain package by its content.
+	if r.Role == workspace.RoleRoot && tb.Has("registry.json") {
+		p.catalog = tb.Content["registry.json"]
 	}
 }
 

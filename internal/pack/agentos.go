@@ -131,6 +131,13 @@ func parseSecrets(v *jsonpos.Value) []AgentOSSecret {
 	return out
 }
 
+// Declares reports whether the manifest declares AgentOS extensions: an `extensions` member,
+// or the flat provider form's `extensionId`. A manifest.json that does neither (a web app
+// manifest, a browser extension's) does not make a package an AgentOS pack.
+func (m *AgentOSModel) Declares() bool {
+	return m.Value != nil && m.Value.Kind == jsonpos.Object && (m.Value.Get("extensions") != nil || m.Value.Get("extensionId") != nil)
+}
+
 // Secret reports whether id is declared in requiredSecrets or optionalSecrets.
 func (m *AgentOSModel) Secret(id string) bool {
 	for _, s := range m.RequiredSecrets {

@@ -1,7 +1,10 @@
 package pack
 
 import (
+	"fmt"
 	"io/fs"
+	"path"
+	"strings"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/workspace"
@@ -78,4 +81,135 @@ func ParsePi(pj *workspace.PackageJSON) *PiModel {
 		}
 	}
 	return m
+}
+
+// OpenClawEntry is one entry point of an OpenClaw plugin package, as openclaw 2026.9.6 reads
+// package.json when it installs and loads a plugin (validatePackageExtensionEntriesForInstall
+// and resolvePackageRuntimeExtensions in its dist/package-entry-resolution-*.mjs, from
+// src/plugins/package-entry-resolution.ts): `openclaw.extensions[i]` names the source entry and
+// `openclaw.runtimeExtensions[i]`, when given, the built file an installed plugin loads in its
+// place; `openclaw.setupEntry` and `openclaw.runtimeSetupEntry` pair the same way.
+type OpenClawEntry struct {
+	Field   string         // "openclaw.extensions[0]", "openclaw.setupEntry"
+	Source  *jsonpos.Value // the declared entry (a non-empty string)
+	Runtime *jsonpos.Value // its runtime entry, nil when none is given
+}
+
+// OpenClawEntryProblem is a fault openclaw refuses to install a package for, at a value of
+// package.json (nil: the file's start).
+type OpenClawEntryProblem struct {
+	At      *jsonpos.Value
+	Message string // openclaw's own wording where it has one
+}
+
+// OpenClawEntries reads the entry points of package.json (its parsed value) as openclaw's
+// installer does. Missing reports that there is no openclaw.extensions at all.
+func OpenClawEntries(pj *jsonpos.Value) (entries []OpenClawEntry, problems []OpenClawEntryProblem, missing bool) {
+	oc := pj.Get("openclaw")
+	if oc == nil || oc.Kind == jsonpos.Null {
+		return nil, nil, true
+	}
+	if oc.Kind != jsonpos.Object {
+		return nil, []OpenClawEntryProblem{{oc, "package.json openclaw must be an object"}}, false
+	}
+	exts := oc.Get("extensions")
+	switch {
+	case exts == nil || exts.Kind == jsonpos.Null:
+		return nil, nil, true
+	case exts.Kind != jsonpos.Array:
+		return nil, []OpenClawEntryProblem{{exts, "package.json openclaw.extensions must be an array"}}, false
+	case len(exts.Items) == 0:
+		return nil, []OpenClawEntryProblem{{exts, "package.json openclaw.extensions is empty"}}, false
+	}
+	for i, it := range exts.Items {
+		if !nonEmptyString(it) {
+			return nil, []OpenClawEntryProblem{{it, fmt.Sprintf("package.json openclaw.extensions[%d] must be a non-empty string", i)}}, false
+		}
+	}
+	// runtimeExtensions: a list that is not an array counts as none; when given, it pairs with
+	// extensions one to one.
+	var runtime []*jsonpos.Value
+	if rt := oc.Get("runtimeExtensions"); rt != nil && rt.Kind == jsonpos.Array && len(rt.Items) > 0 {
+		for i, it := range rt.Items {
+			if !nonEmptyString(it) {
+				return nil, []OpenClawEntryProblem{{it, fmt.Sprintf("package.json openclaw.runtimeExtensions[%d] must be a non-empty string", i)}}, false
+			}
+		}
+		if len(rt.Items) != len(exts.Items) {
+			return nil, []OpenClawEntryProblem{{rt, fmt.Sprintf("package.json openclaw.runtimeExtensions length (%d) must match openclaw.extensions length (%d)", len(rt.Items), len(exts.Items))}}, false
+		}
+		runtime = rt.Items
+	}
+	for i, it := range exts.Items {
+		e := OpenClawEntry{Field: fmt.Sprintf("openclaw.extensions[%d]", i), Source: it}
+		if runtime != nil {
+			e.Runtime = runtime[i]
+		}
+		entries = append(entries, e)
+	}
+	setup, runtimeSetup := oc.Get("setupEntry"), oc.Get("runtimeSetupEntry")
+	switch {
+	case nonEmptyString(runtimeSetup) && !nonEmptyString(setup):
+		problems = append(problems, OpenClawEntryProblem{runtimeSetup, "package.json openclaw.runtimeSetupEntry requires openclaw.setupEntry"})
+	case nonEmptyString(setup):
+		e := OpenClawEntry{Field: "openclaw.setupEntry", Source: setup}
+		if nonEmptyString(runtimeSetup) {
+			e.Runtime = runtimeSetup
+		}
+		entries = append(entries, e)
+	}
+	return entries, problems, false
+}
+
+// nonEmptyString is openclaw's normalizeOptionalString test: a string with something besides
+// white space.
+func nonEmptyString(v *jsonpos.Value) bool {
+	return v != nil && v.Kind == jsonpos.String && strings.TrimSpace(v.Str) != ""
+}
+
+// IsTypeScriptEntry reports whether an entry is TypeScript source, which an installed plugin
+// never loads as such (isTypeScriptPackageEntry in openclaw's dist/package-entrypoints-*.mjs).
+func IsTypeScriptEntry(entry string) bool {
+	switch strings.ToLower(path.Ext(entry)) {
+	case ".ts", ".tsx", ".mts", ".cts":
+		return true
+	}
+	return false
+}
+
+// BuiltEntryCandidates lists, in openclaw's order, the compiled files openclaw tries for a
+// TypeScript entry that has no runtime entry (listBuiltRuntimeEntryCandidates in its
+// dist/package-entrypoints-*.mjs): ./src/index.ts → ./dist/index.js, .mjs, .cjs,
+// ./dist/src/index.js …, ./src/index.js …. None for an entry that is not TypeScript.
+func BuiltEntryCandidates(entry string) []string {
+	if !IsTypeScriptEntry(entry) {
+		return nil
+	}
+	normalized := strings.ReplaceAll(entry, `\`, "/")
+	ext := strings.ToLower(path.Ext(normalized))
+	without := normalized[:len(normalized)-len(path.Ext(normalized))]
+	rel := strings.TrimPrefix(without, "./")
+	dist := "./dist/" + rel
+	if strings.HasPrefix(rel, "src/") {
+		dist = "./dist/" + rel[len("src/"):]
+	}
+	outs := []string{".js", ".mjs", ".cjs"}
+	switch ext {
+	case ".mts":
+		outs = []string{".mjs", ".js", ".cjs"}
+	case ".cts":
+		outs = []string{".cjs", ".js", ".mjs"}
+	}
+	bases := []string{dist}
+	if strings.HasPrefix(rel, "src/") {
+		bases = append(bases, "./dist/"+rel)
+	}
+	bases = append(bases, without)
+	var out []string
+	for _, b := range bases {
+		for _, e := range outs {
+			out = append(out, b+e)
+		}
+	}
+	return out
 }

@@ -1,5 +1,5 @@
 // Package pack is one extension pack as plaios understands it: a workspace package, the
-// runtime it is written for (detected from its marker files, as CLI.md's table gives them),
+// runtime it is written for (detected from its content, as CLI.md's table gives it),
 // and the parsed models of its runtime manifest — AgentOS manifest.json (both dialects),
 // PLAIOS agent-os.package.yaml, openclaw.plugin.json (JSON5) and Pi's `pi` field — each with
 // the positions the checks report.
@@ -92,45 +92,74 @@ func (p *Pack) ManifestFile() string {
 	return ""
 }
 
-// Detect names the runtime of a package from its marker files. force, when not None, wins.
+// AgentOSRuntime is the npm name of the AgentOS runtime; a dependency of any kind on it makes a
+// package an AgentOS pack.
+const AgentOSRuntime = "@framers/agentos"
+
+// Detect names the runtime of a package from its content, as CLI.md's table gives it: an
+// agent-os.package.yaml makes it PLAIOS, an openclaw.plugin.json OpenClaw, a manifest.json
+// declaring `extensions` (or the flat provider form) or any dependency on @framers/agentos
+// AgentOS, a `pi` field in package.json Pi. The scope, the name and the folder never decide
+// it. force, when not None, wins.
 func Detect(ws *workspace.Workspace, pkg *workspace.Package, force Runtime) Runtime {
+	rt, _ := detect(ws, pkg, force)
+	return rt
+}
+
+// detect is Detect, also returning the AgentOS manifest it parsed on the way (nil when it
+// read none), so that Load parses it once.
+func detect(ws *workspace.Workspace, pkg *workspace.Package, force Runtime) (Runtime, *AgentOSModel) {
 	if force != None {
-		return force
+		return force, nil
 	}
 	has := func(name string) bool {
 		_, err := fs.Stat(ws.FS, path.Join(pkg.Dir, name))
 		return err == nil
 	}
-	name := pkg.JSON.Name
-	switch {
-	case has(PLAIOSManifest):
-		return PLAIOS
-	case has(OpenClawManifest):
-		return OpenClaw
-	case has(AgentOSManifest) && (strings.HasPrefix(name, "@framers/agentos-") || agentOSRepo(ws, pkg)):
-		return AgentOS
-	case pkg.JSON.Get("pi") != nil:
-		return Pi
-	case ws.Roles != nil && pkg.Role == workspace.RoleRoot && strings.HasPrefix(name, "@framers/agentos"):
-		return AgentOS
-	case ws.Roles != nil && agentOSRepo(ws, pkg):
-		return AgentOS
+	if has(PLAIOSManifest) {
+		return PLAIOS, nil
 	}
-	return None
+	if has(OpenClawManifest) {
+		return OpenClaw, nil
+	}
+	var m *AgentOSModel
+	if has(AgentOSManifest) {
+		m = ParseAgentOS(ws.FS, path.Join(pkg.Dir, AgentOSManifest))
+		if m.Declares() {
+			return AgentOS, m
+		}
+	}
+	if DependsOn(pkg.JSON, AgentOSRuntime) {
+		return AgentOS, m
+	}
+	if pkg.JSON.Get("pi") != nil {
+		return Pi, nil
+	}
+	return None, nil
 }
 
-func agentOSRepo(ws *workspace.Workspace, pkg *workspace.Package) bool {
-	return strings.HasPrefix(pkg.Dir, "registry/curated/") || (ws.Roles != nil && strings.HasPrefix(pkg.Dir, "templates/"))
+// DependsOn reports whether package.json names dep in dependencies, devDependencies,
+// peerDependencies or optionalDependencies.
+func DependsOn(pj *workspace.PackageJSON, dep string) bool {
+	for _, field := range []string{"dependencies", "devDependencies", "peerDependencies", "optionalDependencies"} {
+		if pj.Get(field).Get(dep) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Load builds the Pack of a workspace package, parsing its runtime manifest. Parse failures
 // are kept in the models (Err fields); Load itself does not fail.
 func Load(ws *workspace.Workspace, pkg *workspace.Package, force Runtime) *Pack {
 	p := &Pack{WS: ws, Pkg: pkg, Dir: pkg.Dir, Role: pkg.Role}
-	p.Runtime = Detect(ws, pkg, force)
+	var parsed *AgentOSModel
+	p.Runtime, parsed = detect(ws, pkg, force)
 	switch p.Runtime {
 	case AgentOS:
-		if p.Exists(AgentOSManifest) {
+		if parsed != nil {
+			p.AgentOS = parsed
+		} else if p.Exists(AgentOSManifest) {
 			p.AgentOS = ParseAgentOS(ws.FS, p.File(AgentOSManifest))
 		}
 	case PLAIOS:
