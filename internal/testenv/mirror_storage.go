@@ -10,12 +10,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/plaios/plaios/internal/semver"
 )
 
 // MirrorToStorage is Mirror for hundreds of packages: instead of publishing each version
@@ -93,7 +92,7 @@ func MirrorToStorage(t testing.TB, r *Registry, lockfile string) []MirroredPacka
 		docs := map[string]any{}
 		times := map[string]string{"created": now, "modified": now}
 		attachments := map[string]any{}
-		var latest *semver.Version
+		latest := ""
 		for _, v := range versions {
 			file := short + "-" + v.p.Version + ".tgz"
 			doc := map[string]any{}
@@ -112,13 +111,13 @@ func MirrorToStorage(t testing.TB, r *Registry, lockfile string) []MirroredPacka
 			if err := os.Symlink(v.p.Tarball, filepath.Join(dir, file)); err != nil {
 				t.Fatalf("mirror: %v", err)
 			}
-			if sv, err := semver.Parse(v.p.Version); err == nil && sv.Prerelease() == "" && (latest == nil || latest.LessThan(sv)) {
-				latest = sv
+			if release(v.p.Version) != nil && (latest == "" || releaseLess(latest, v.p.Version)) {
+				latest = v.p.Version
 			}
 		}
-		tag := versions[len(versions)-1].p.Version
-		if latest != nil {
-			tag = latest.String()
+		tag := latest
+		if tag == "" {
+			tag = versions[len(versions)-1].p.Version
 		}
 		packument := map[string]any{
 			"name": name, "_id": name, "versions": docs, "time": times, "users": map[string]any{},
@@ -200,4 +199,33 @@ func cachedDocFor(cache string, p MirroredPackage) (cachedDoc, string, bool) {
 		return cachedDoc{}, "", false
 	}
 	return d, file, true
+}
+
+// release splits a release version (no prerelease, no build) into its three numbers; nil for
+// anything else. (internal/semver would do, but its tests use this package.)
+func release(v string) []int {
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return nil
+	}
+	out := make([]int, 3)
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return nil
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// releaseLess orders two release versions.
+func releaseLess(a, b string) bool {
+	x, y := release(a), release(b)
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return false
 }
