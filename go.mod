@@ -3,6 +3,7 @@ module github.com/plaios/plaios
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/google/go-github/v93 v93.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rhysd/actionlint v1.7.12

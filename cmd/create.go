@@ -35,6 +35,10 @@ type CreateOptions struct {
 	Force       bool
 	NoInstall   bool
 
+	// Node is the node whose version decides whether the install can succeed (tests; empty:
+	// node on PATH).
+	Node string
+
 	// Install runs the package manager (tests replace it).
 	Install func(ctx context.Context, in scaffold.Install, w io.Writer, where string) error
 }
@@ -163,6 +167,13 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 	rel := s.RelDir(wd)
 	out := opts.IO.Out
 
+	if !opts.DryRun && !opts.NoInstall {
+		// Before anything is written: an install that cannot succeed on this Node is refused
+		// now rather than after a minute of npm.
+		if err := scaffold.CheckNode(ctx, s.Runtime, opts.Node); err != nil {
+			return err
+		}
+	}
 	if !opts.DryRun {
 		if err := s.Write(); err != nil {
 			return err
@@ -213,11 +224,14 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 				return in.Run(ctx, w, where)
 			}
 		}
+		// On a terminal the package manager gets the terminal itself, so that it shows its own
+		// progress as it does when run by hand; elsewhere its output is kept, and its end
+		// shown only when it fails.
 		var log bytes.Buffer
 		var w io.Writer = &log
 		if opts.IO.Progress() {
-			fmt.Fprintf(opts.IO.ErrOut, "Running %s in %s…\n", in, relPath(wd, in.Dir))
-			w = io.MultiWriter(&log, opts.IO.ErrOut)
+			fmt.Fprintf(opts.IO.ErrOut, "Installing: %s in %s (this takes a while the first time)\n", in, relPath(wd, in.Dir))
+			w = opts.IO.ErrOut
 		}
 		if err := run(ctx, in, w, rel); err != nil {
 			if !opts.IO.Progress() && log.Len() > 0 {

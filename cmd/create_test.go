@@ -7,12 +7,15 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/scaffold"
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 // newCreateTest builds `plaios create` under a root command (for the global flags and the
@@ -87,8 +90,15 @@ func TestNewCmdCreateUsageErrors(t *testing.T) {
 	}
 }
 
-// runCreate runs the real command in dir with a stand-in package manager.
+// runCreate runs the real command in dir with a stand-in package manager, and Node 24 as the
+// node whose version create checks (which every runtime's install accepts).
 func runCreate(t *testing.T, dir string, env map[string]string, install func(scaffold.Install) error, args ...string) (string, string, error) {
+	t.Helper()
+	return runCreateWith(t, dir, env, filepath.Join(testenv.Node24(t), "node"), install, args...)
+}
+
+// runCreateWith is runCreate with the node create asks for its version.
+func runCreateWith(t *testing.T, dir string, env map[string]string, node string, install func(scaffold.Install) error, args ...string) (string, string, error) {
 	t.Helper()
 	f, out, errOut := newCreateTest(t, dir, env)
 	root := NewRootCmd(f)
@@ -98,6 +108,7 @@ func runCreate(t *testing.T, dir string, env map[string]string, install func(sca
 		}
 	}
 	root.AddCommand(NewCmdCreate(f, func(o *CreateOptions) error {
+		o.Node = node
 		o.Install = func(_ context.Context, in scaffold.Install, w io.Writer, where string) error {
 			io.WriteString(w, "npm ERR! code E404\n")
 			return install(in)
@@ -164,5 +175,50 @@ func TestCreateConfigAndPnpm(t *testing.T) {
 	out, _, err = runCreate(t, dir, nil, func(scaffold.Install) error { return errors.New("not called") }, "--runtime", "pi", "--no-install", "--json", "sun")
 	if err != nil || !strings.Contains(out, `"runtime": "pi"`) || !strings.Contains(out, `"name": "@acme/sun"`) {
 		t.Errorf("flag over configuration: %v\n%s", err, out)
+	}
+}
+
+// TestCreateChecksNodeForOpenClaw: on a Node older than the openclaw peer needs, creating an
+// OpenClaw plugin stops before writing or installing anything, in one sentence with the ways
+// out; with Node 24, or with --no-install, it goes ahead. The other runtimes install on the
+// machine's Node.
+func TestCreateChecksNodeForOpenClaw(t *testing.T) {
+	node := testenv.LookPath(t, "node")
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := strings.TrimSpace(string(out))
+	old, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(have, "v"), ".", 2)[0])
+	if old >= 24 {
+		t.Fatalf("the tests run on the Node of a fresh CI machine (20 or 22), and node on PATH is %s", have)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"name":"r","private":true,"workspaces":["packages/*"]}`), 0o644)
+	never := func(in scaffold.Install) error { t.Errorf("the install ran: %s", in); return nil }
+	_, _, err = runCreateWith(t, dir, nil, node, never, "--runtime", "openclaw", "tool", "weather")
+	want := "the `openclaw` peer of an OpenClaw plugin needs Node 24.16 or later (its engines: >=24.16.0 <25 || >=26.1.0) and node here is " + have + ", so its install would fail; switch to Node 24 (for example `nvm install 24`) and run create again, or add --no-install to write the pack now and install it with Node 24 later"
+	if exit.Code(err) != exit.Env || err.Error() != want {
+		t.Fatalf("openclaw on %s: exit %d, %v\nwant: %s", have, exit.Code(err), err, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "packages")); err == nil {
+		t.Errorf("the refusal wrote packages/")
+	}
+
+	var ran []string
+	record := func(in scaffold.Install) error { ran = append(ran, in.String()); return nil }
+	if _, _, err := runCreateWith(t, dir, nil, node, record, "--runtime", "openclaw", "--no-install", "tool", "later"); err != nil {
+		t.Errorf("--no-install on %s: %v", have, err)
+	}
+	if _, _, err := runCreateWith(t, dir, nil, filepath.Join(testenv.Node24(t), "node"), record, "--runtime", "openclaw", "tool", "weather"); err != nil {
+		t.Errorf("Node 24: %v", err)
+	}
+	for _, rt := range []string{"plaios", "agentos", "pi"} {
+		if _, _, err := runCreateWith(t, dir, nil, node, record, "--runtime", rt, "--dir", "packages/"+rt, "w-"+rt); err != nil {
+			t.Errorf("%s on %s: %v", rt, have, err)
+		}
+	}
+	if len(ran) != 4 {
+		t.Errorf("installs: %v", ran)
 	}
 }

@@ -404,6 +404,9 @@ func exportOpenClaw(ctx context.Context, opts *ExportOptions) error {
 	if entry == "" {
 		return exit.Usagef("%s is not an OpenClaw plugin: its package.json has no openclaw.extensions naming the built entry (such as [\"./dist/index.js\"])", opts.Path)
 	}
+	if err := refuseUnbuilt(p, opts.Path); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(entry))); err != nil {
 		return exit.Failf("the built entry %s does not exist; build the plugin first", entry)
 	}
@@ -466,6 +469,9 @@ func exportPi(ctx context.Context, opts *ExportOptions) error {
 	entry := bridge.PiEntry(p)
 	if entry == "" {
 		return exit.Usagef("cannot tell the extension entry of %s: give package.json a pi.extensions, exports or main naming the built entry", opts.Path)
+	}
+	if err := refuseUnbuilt(p, opts.Path); err != nil {
+		return err
 	}
 	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(entry))); err != nil {
 		return exit.Failf("the built entry %s does not exist; build the extension first", entry)

@@ -112,7 +112,7 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 	}
 	fl := c.Flags()
 	fl.BoolVar(&opts.All, "all", false, "guard every publishable package")
-	fl.StringSliceVar(&opts.Only, "only", nil, "guard only these package folders (`DIR,…`)")
+	fl.StringSliceVar(&opts.Only, "only", nil, "guard only these package folders (`DIR,...`)")
 	fl.StringVar(&opts.Plan, "plan", "", "guard exactly the releases of a release plan (`plan.json`)")
 	fl.StringVar(&opts.Out, "out", "", "keep the tarballs and guard-report.json in `DIR`, for publish")
 	fl.StringVar(&opts.Registry, "registry", "", "where dependencies install from and versions are looked up (`URL`)")

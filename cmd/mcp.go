@@ -189,7 +189,19 @@ func openRuntimePack(dirFn func() (string, error), path string, force pack.Runti
 	if p.Runtime() == pack.None {
 		return nil, exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, no manifest.json declaring extensions and no dependency on @framers/agentos, no openclaw.plugin.json and no pi field in package.json; give --runtime to force one", path)
 	}
+	if err := refuseUnbuilt(p, path); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// refuseUnbuilt fails (exit 1) a pack whose runtime would load a file its build makes and that
+// is not there yet, saying so and how to build it, before any node process is started.
+func refuseUnbuilt(p *bridge.Pack, path string) error {
+	if msg := bridge.NotBuilt(p, path); msg != "" {
+		return exit.Failf("%s", msg)
+	}
+	return nil
 }
 
 // loaderError gives a loader's failure its exit code: a pack that did not load fails (1),

@@ -25,16 +25,47 @@ import (
 // Version is set at build time by goreleaser (-ldflags "-X github.com/plaios/plaios/cmd.Version=…").
 var Version = ""
 
-// version returns the build's version: goreleaser's stamp, else the module version go install
-// recorded, else "dev".
+// version returns the build's version (CLI.md: never a bare "dev").
 func version() string {
-	if Version != "" {
-		return Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(Version, bi)
+}
+
+// versionOf is the version a binary reports: goreleaser's stamp when there is one; else the
+// module version Go recorded (`go install …@v1.2.0` records v1.2.0; since Go 1.24 a build in a
+// checkout records a version made from the commit, such as v0.1.1-0.20261203….-4bf426a1c2d3+dirty);
+// else "(devel)" with the commit Go recorded (vcs.revision, "+dirty" when vcs.modified), or
+// "(devel), no commit recorded" when there is none (go run, -buildvcs=false).
+func versionOf(stamp string, bi *debug.BuildInfo) string {
+	if stamp != "" {
+		return stamp
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return strings.TrimPrefix(bi.Main.Version, "v")
+	if bi == nil {
+		return "(devel), no build information recorded"
 	}
-	return "dev"
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "(devel), no commit recorded"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return "(devel) " + rev
 }
 
 // Factory holds what every command needs, as values or as functions that build them on
@@ -219,7 +250,7 @@ or pages.`,
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exit.Usagef("%v; see 'plaios %s --help'", err, strings.TrimPrefix(c.CommandPath(), "plaios "))
+		return exit.Usagef("%v; %s", err, seeHelp(c))
 	})
 
 	pf := root.PersistentFlags()
@@ -266,7 +297,7 @@ func Main(args []string, io *IOStreams) (code int) {
 	var ee *exit.Error
 	if !errors.As(err, &ee) && isUsageError(err) {
 		code = exit.Usage
-		err = fmt.Errorf("%v; see 'plaios %s --help'", err, strings.TrimPrefix(c.CommandPath(), "plaios "))
+		err = fmt.Errorf("%v; %s", err, seeHelp(c))
 	}
 	fmt.Fprintf(io.ErrOut, "plaios: %s\n", sentence(err.Error()))
 	return code
@@ -295,11 +326,21 @@ func sentence(s string) string {
 	return s
 }
 
+// seeHelp points at the help of the command c: "see 'plaios guard --help'", or
+// "see 'plaios --help'" for the root command itself (whose path is just its name).
+func seeHelp(c *cobra.Command) string {
+	path := "plaios"
+	if c != nil && c.HasParent() {
+		path += " " + strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+	}
+	return "see '" + path + " --help'"
+}
+
 // usageArgs wraps a cobra positional-argument check so that its error exits 2.
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if err := check(c, args); err != nil {
-			return exit.Usagef("%v; see 'plaios %s --help'", err, strings.TrimPrefix(c.CommandPath(), "plaios "))
+			return exit.Usagef("%v; %s", err, seeHelp(c))
 		}
 		return nil
 	}

@@ -196,7 +196,7 @@ func (g *run) checkEntry(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 		return
 	} else if target, _, err2 := exports.Entry(pj, func(string) bool { return true }, importConditions); err2 == nil {
 		r.diag("entry-not-shipped", "package.json", at,
-			fmt.Sprintf("the tarball lacks %s, the file import %q loads", strings.TrimPrefix(target, "./"), r.Name),
+			lacking(r, target, fmt.Sprintf("the tarball lacks %s, the file import %q loads", strings.TrimPrefix(target, "./"), r.Name)),
 			"build before packing, and make files in package.json cover it")
 	} else {
 		r.diag("entry-not-shipped", "package.json", at, fmt.Sprintf("import %q fails in the packed package: %v", r.Name, err), "")
@@ -253,11 +253,11 @@ func (g *run) checkPLAIOS(r *Result, pj *jsonpos.Value, tb *tarball.Tarball, m *
 			}
 			if e.page {
 				r.diag("plaios-page-missing", pack.PLAIOSManifest, nil,
-					fmt.Sprintf("the page of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./")),
+					lacking(r, target, fmt.Sprintf("the page of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./"))),
 					"build the page (web/<kind>/index.tsx) before packing and make files cover dist")
 			} else {
 				r.diag("entry-not-shipped", "package.json", ex,
-					fmt.Sprintf("the entry of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./")),
+					lacking(r, target, fmt.Sprintf("the entry of interface %s resolves to %s, which the tarball lacks", id, strings.TrimPrefix(target, "./"))),
 					"build before packing, and make files in package.json cover it")
 			}
 		}
@@ -274,7 +274,11 @@ func (g *run) checkOpenClaw(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 	}
 	for _, e := range entries {
 		if e.Problem != "" {
-			r.diag("openclaw-entry", "package.json", e.At, e.Problem, "build before packing, make files in package.json cover the built entry, and name it in openclaw.runtimeExtensions")
+			msg := e.Problem
+			if strings.HasPrefix(msg, "the tarball lacks ") {
+				msg = lacking(r, e.Declared, msg)
+			}
+			r.diag("openclaw-entry", "package.json", e.At, msg, "build before packing, make files in package.json cover the built entry, and name it in openclaw.runtimeExtensions")
 		}
 	}
 	if setup := pj.Path("openclaw", "setupEntry"); setup != nil || pj.Path("openclaw", "runtimeSetupEntry") != nil {
@@ -314,9 +318,25 @@ func (g *run) checkOpenClawSetup(r *Result, pj *jsonpos.Value, tb *tarball.Tarba
 func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 	for _, e := range piPackageEntries(r.packed.files(), pj) {
 		if e.Problem != "" {
-			r.diag("pi-extension-missing", "package.json", e.At, e.Problem, "build before packing, and make files in package.json cover it")
+			msg := e.Problem
+			if e.File != "" {
+				msg = lacking(r, e.File, msg)
+			}
+			r.diag("pi-extension-missing", "package.json", e.At, msg, "build before packing, and make files in package.json cover it")
 		}
 	}
+}
+
+// lacking words a finding about a file the tarball lacks: when the package folder lacks it too
+// and a build script would make it, the package is simply not built, and the finding says so
+// and how to build it (pack.Pack.NotBuilt).
+func lacking(r *Result, file, msg string) string {
+	if r.pk != nil {
+		if nb := r.pk.NotBuilt(file, r.Dir); nb != "" {
+			return nb
+		}
+	}
+	return msg
 }
 
 func size(n int64) string {

@@ -172,7 +172,7 @@ func SARIF(w io.Writer, diags []check.Diagnostic, rules []*check.Rule, version, 
 	for i, r := range rules {
 		index[r.ID] = i
 		rs = append(rs, rule{
-			ID: r.ID, Name: r.ID,
+			ID: r.ID, Name: RuleName(r.ID),
 			ShortDescription:     text{firstSentence(r.Help)},
 			FullDescription:      text{r.Help},
 			Help:                 text{r.Help},
@@ -205,11 +205,41 @@ func SARIF(w io.Writer, diags []check.Diagnostic, rules []*check.Rule, version, 
 	return WriteJSON(w, log)
 }
 
+// semanticVersion is the version as SARIF's semanticVersion wants it: semver without the "v"
+// Go writes (v1.2.0 → 1.2.0), or 0.0.0-dev for a build that records no version.
 func semanticVersion(v string) string {
-	if v == "" || v == "dev" {
+	v = strings.TrimPrefix(v, "v")
+	if v == "" || v[0] < '0' || v[0] > '9' || strings.ContainsAny(v, " ,()") {
 		return "0.0.0-dev"
 	}
 	return v
+}
+
+// ruleWords are the words of rule IDs that a name writes otherwise than capitalised.
+var ruleWords = map[string]string{
+	"agentos":  "AgentOS",
+	"plaios":   "PLAIOS",
+	"openclaw": "OpenClaw",
+	"json":     "JSON",
+	"readme":   "README",
+}
+
+// RuleName is a rule's readable SARIF name, the PascalCase of its ID with the runtimes spelt
+// as they are (entry-not-shipped → EntryNotShipped, agentos-license → AgentOSLicense). SARIF
+// wants a name that differs from the opaque id; viewers show it as the rule's title.
+func RuleName(id string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(id, "-") {
+		if w == "" {
+			continue
+		}
+		if s, ok := ruleWords[w]; ok {
+			b.WriteString(s)
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
 }
 
 func sarifLevel(s check.Severity) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -99,5 +100,64 @@ func TestJSONAndSARIF(t *testing.T) {
 	}
 	if len(r.Results) != 2 || r.Results[1].RuleIndex != 1 || r.Results[1].Level != "warning" || r.Results[0].Locations[0].PhysicalLocation.Region.StartColumn != 14 {
 		t.Errorf("SARIF results: %s", b.String())
+	}
+}
+
+// TestSARIFRuleNames: every rule of the catalogue gets a readable SARIF name, PascalCase and
+// different from its id (sarif-multitool warns on a name equal to the id), and no two rules
+// share one.
+func TestSARIFRuleNames(t *testing.T) {
+	var b bytes.Buffer
+	if err := SARIF(&b, nil, check.Rules(), "v1.2.0", "https://example.invalid"); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					SemanticVersion string `json:"semanticVersion"`
+					Rules           []struct{ ID, Name string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	driver := log.Runs[0].Tool.Driver
+	if len(driver.Rules) != len(check.Rules()) || len(driver.Rules) < 40 {
+		t.Fatalf("%d rules in the SARIF log, %d in the catalogue", len(driver.Rules), len(check.Rules()))
+	}
+	pascal := regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	seen := map[string]string{}
+	for _, r := range driver.Rules {
+		if r.Name == r.ID || !pascal.MatchString(r.Name) {
+			t.Errorf("rule %s: name %q is not a PascalCase name different from the id", r.ID, r.Name)
+		}
+		if other, ok := seen[r.Name]; ok {
+			t.Errorf("rules %s and %s share the name %s", other, r.ID, r.Name)
+		}
+		seen[r.Name] = r.ID
+	}
+	for id, want := range map[string]string{
+		"entry-not-shipped":        "EntryNotShipped",
+		"agentos-version-mismatch": "AgentOSVersionMismatch",
+		"plaios-manifest-invalid":  "PLAIOSManifestInvalid",
+		"openclaw-contract-drift":  "OpenClawContractDrift",
+		"package-json-invalid":     "PackageJSONInvalid",
+		"pi-peer-range":            "PiPeerRange",
+		"readme-missing":           "READMEMissing",
+	} {
+		if got := RuleName(id); got != want {
+			t.Errorf("RuleName(%s) = %s, want %s", id, got, want)
+		}
+	}
+	if driver.SemanticVersion != "1.2.0" {
+		t.Errorf("semanticVersion of v1.2.0: %q", driver.SemanticVersion)
+	}
+	for v, want := range map[string]string{"1.2.0": "1.2.0", "(devel) 4bf426a1c2d3+dirty": "0.0.0-dev", "(devel), no commit recorded": "0.0.0-dev", "v0.0.0-20261203093100-4bf426a1c2d3+dirty": "0.0.0-20261203093100-4bf426a1c2d3+dirty", "": "0.0.0-dev"} {
+		if got := semanticVersion(v); got != want {
+			t.Errorf("semanticVersion(%q) = %q, want %q", v, got, want)
+		}
 	}
 }

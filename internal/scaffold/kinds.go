@@ -59,6 +59,16 @@ func DefaultKind(runtime string) string {
 	return "tool"
 }
 
+// isKind reports whether name is one of the kinds runtime offers.
+func isKind(runtime, name string) bool {
+	for _, k := range Kinds(runtime) {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
 // suffix returns the class suffix of a PLAIOS kind.
 func suffix(kind string) string {
 	for _, k := range plaiosKinds {

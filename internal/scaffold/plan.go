@@ -110,6 +110,10 @@ func Plan(opts Options) (*Scaffold, error) {
 	if err := CheckRuntime(runtime); err != nil {
 		return nil, err
 	}
+	if len(opts.Kinds) == 0 && isKind(runtime, opts.Name) {
+		// `plaios create memory`: almost surely a kind without a name, not a pack named memory.
+		return nil, exit.Usagef("%s is a kind, not a name: did you mean `plaios create %s NAME` or `--kind %s`?", opts.Name, opts.Name, opts.Name)
+	}
 	kinds, err := checkKinds(runtime, opts.Kinds)
 	if err != nil {
 		return nil, err

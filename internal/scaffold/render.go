@@ -25,6 +25,7 @@ type Versions struct {
 	AgentOSPeer   string // the oldest @framers/agentos on npm the AgentOS templates compile against
 	OpenClawPeer  string // the plugin API floor of `openclaw plugins init`
 	OpenClawBuild string // the openclaw the tests validate with (testdata/node/openclaw)
+	OpenClawNode  string // engines.node of that openclaw: the Node its install needs
 	Typebox       string
 	PiCodingAgent string
 }
@@ -37,6 +38,7 @@ var DefaultVersions = Versions{
 	AgentOSPeer:   ">=0.9.12",
 	OpenClawPeer:  ">=2026.5.17",
 	OpenClawBuild: "2026.9.6",
+	OpenClawNode:  ">=24.16.0 <25 || >=26.1.0",
 	Typebox:       "^1.1.38",
 	PiCodingAgent: "^1.6.0",
 }
@@ -69,7 +71,9 @@ type Data struct {
 
 	// HostDeps are the host packages (@plaios/core, @plaios/microfrontend) that the repository
 	// itself holds as pnpm workspace packages: the package then names them as
-	// `workspace:*` devDependencies, since pnpm links only what a package declares.
+	// `workspace:*` devDependencies, since pnpm links only what a package declares, and as
+	// optional peers. Elsewhere they are no peers: pnpm installs a package's own peers,
+	// optional ones too, and these are on no public registry.
 	HostDeps []string
 }
 

@@ -680,8 +680,8 @@ func TestTemplateOverlay(t *testing.T) {
 
 // TestHostDepsInPnpmRepo: in a pnpm repository that holds @plaios/core and
 // @plaios/microfrontend (the PLAIOS repository itself), a new package names them as
-// workspace:* devDependencies, since pnpm links only declared dependencies; elsewhere it
-// does not.
+// workspace:* devDependencies, since pnpm links only declared dependencies, and as optional
+// peers; elsewhere it does neither, and builds against its own declarations.
 func TestHostDepsInPnpmRepo(t *testing.T) {
 	repo := t.TempDir()
 	testenv.WriteFiles(t, repo, map[string]string{
@@ -694,16 +694,37 @@ func TestHostDepsInPnpmRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pkg struct{ DevDependencies map[string]string }
-	for _, f := range s.Files {
-		if f.Path == "package.json" {
-			if err := json.Unmarshal(f.Data, &pkg); err != nil {
-				t.Fatalf("package.json: %v\n%s", err, f.Data)
+	type pkgJSON struct{ DevDependencies, PeerDependencies map[string]string }
+	read := func(s *Scaffold) pkgJSON {
+		var pkg pkgJSON
+		for _, f := range s.Files {
+			if f.Path == "package.json" {
+				if err := json.Unmarshal(f.Data, &pkg); err != nil {
+					t.Fatalf("package.json: %v\n%s", err, f.Data)
+				}
 			}
 		}
+		return pkg
 	}
+	pkg := read(s)
 	if pkg.DevDependencies["@plaios/core"] != "workspace:*" || pkg.DevDependencies["@plaios/microfrontend"] != "workspace:*" {
 		t.Errorf("devDependencies %v", pkg.DevDependencies)
+	}
+	if pkg.PeerDependencies["@plaios/core"] != "*" || pkg.PeerDependencies["@plaios/microfrontend"] != "*" {
+		t.Errorf("peerDependencies %v", pkg.PeerDependencies)
+	}
+	// Elsewhere the host packages are no peers: pnpm would install them (optional peers of a
+	// workspace package too), and no public registry has them.
+	other, err := Plan(Options{Name: "weather", WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg = read(other)
+	if _, ok := pkg.PeerDependencies["@plaios/core"]; ok || pkg.DevDependencies["@plaios/core"] != "" {
+		t.Errorf("outside the PLAIOS repository: %+v", pkg)
+	}
+	if pkg.DevDependencies["@types/plaios__core"] != "file:types/plaios/core" || pkg.DevDependencies["@types/plaios__microfrontend"] != "file:types/plaios/microfrontend" {
+		t.Errorf("the declarations are not dev dependencies: %v", pkg.DevDependencies)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "packages", "weather")); err == nil {
 		t.Errorf("Plan wrote the package")

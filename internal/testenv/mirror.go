@@ -140,6 +140,7 @@ func readLockfile(file string) ([]lockEntry, error) {
 			Resolved  string `json:"resolved"`
 			Integrity string `json:"integrity"`
 			Link      bool   `json:"link"`
+			InBundle  bool   `json:"inBundle"`
 		} `json:"packages"`
 	}
 	if err := json.Unmarshal(data, &lock); err != nil {
@@ -151,8 +152,8 @@ func readLockfile(file string) ([]lockEntry, error) {
 	seen := map[string]bool{}
 	var out []lockEntry
 	for key, p := range lock.Packages {
-		if key == "" || p.Link || !strings.Contains(key, "node_modules/") {
-			continue
+		if key == "" || p.Link || p.InBundle || !strings.Contains(key, "node_modules/") {
+			continue // the project itself, workspace links, and what ships inside its parent's tarball
 		}
 		name := p.Name
 		if name == "" {

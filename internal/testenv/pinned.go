@@ -154,3 +154,11 @@ func withoutKey(env []string, key string, keep int) []string {
 	}
 	return out
 }
+
+// PNPM returns the pinned pnpm (testdata/node/pnpm, pnpm 10.34.9: a fresh CI machine has only
+// node and npm), installed once into the test cache. It runs on the node first on PATH.
+func PNPM(t testing.TB) string {
+	t.Helper()
+	bin, _ := pinnedTool(t, "pnpm", "pnpm")
+	return bin
+}

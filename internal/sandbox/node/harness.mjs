@@ -43,6 +43,8 @@ function message(err) {
   else if (err && typeof err === 'object' && typeof err.message === 'string') text = err.message;
   else text = String(err);
   text = text.split(cwd + '/node_modules/').join('').split(cwd + '/').join('').split('file://').join('');
+  // "imported from <this harness>" names a file of plaios's, which means nothing to the reader.
+  text = text.replace(/ imported from \S*\.plaios-guard-harness\.mjs/g, '');
   text = text.replace(/\s+/g, ' ').trim();
   return text.length > 300 ? text.slice(0, 297) + '…' : text;
 }

@@ -1,0 +1,554 @@
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plaios/plaios/internal/scaffold"
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// quickStart is the README's quick start, command by command (its comments left out).
+var quickStart = []string{
+	"plaios create action weather",
+	"cd packages/weather",
+	"npm run build",
+	"npm test",
+	"plaios validate --strict",
+	"plaios guard",
+}
+
+// firstRunPack is one `plaios create` of the first-run test and what it must do after the
+// next steps create prints.
+type firstRunPack struct {
+	args   []string // after `plaios create`
+	checks []string // after the next steps: plaios validate --strict, plaios guard, an export check
+}
+
+// firstRunWorkspace is a fresh workspace a user makes packs in.
+type firstRunWorkspace struct {
+	name   string
+	node24 bool // every step on Node 24 (OpenClaw); else the machine's Node 20
+	packs  []firstRunPack
+}
+
+// firstRunChecks run in each pack after its next steps; `plaios guard` then runs once at the
+// workspace root, for every pack of the workspace together (one tarball install, one
+// sandbox), as a repository's CI would.
+var firstRunChecks = []string{"plaios validate --strict"}
+
+// checkSays is what a check prints when it passes, by the end of its command line.
+var checkSays = [][2]string{
+	{"plaios export pi --check", "package.json has what a Pi package needs"},
+	{"plaios export openclaw --check", "openclaw.plugin.json is up to date (1 tool)"},
+	{"plugins validate --entry ./dist/index.js", "Plugin clock is valid."},
+	{"plugins build --entry ./dist/index.js --check", "Plugin metadata is up to date."},
+	{"plaios validate --strict", "1 package, 0 errors, 0 warnings"},
+}
+
+// firstRunWorkspaces: every runtime and template. The PLAIOS kinds share one pack that has
+// all eleven, so that every template file is rendered, built and tested; OpenClaw has its
+// own workspace, on Node 24, which its openclaw peer needs.
+func firstRunWorkspaces(manager string) []firstRunWorkspace {
+	main := firstRunWorkspace{name: "main", packs: []firstRunPack{
+		{args: []string{"--kind", strings.Join(scaffold.Kinds(scaffold.PLAIOS), ","), "every-kind"}, checks: firstRunChecks},
+		{args: []string{"--runtime", "agentos", "tool", "search", "--category", "research"}, checks: firstRunChecks},
+		{args: []string{"--runtime", "agentos", "multi-tool", "notes"}, checks: firstRunChecks},
+		{args: []string{"--runtime", "agentos", "guardrail", "no-secrets"}, checks: firstRunChecks},
+		{args: []string{"--runtime", "pi", "tool", "stats"}, checks: append(firstRunChecks[:1:1], "plaios export pi --check")},
+	}}
+	openclaw := firstRunWorkspace{name: "openclaw", node24: true, packs: []firstRunPack{
+		// The real openclaw the install brought in is the oracle: it accepts the plugin and its
+		// manifest (what the template's plugin:validate script runs, without building again).
+		{args: []string{"--runtime", "openclaw", "tool", "clock"}, checks: append(firstRunChecks[:1:1], "plaios export openclaw --check",
+			"npx openclaw plugins validate --entry ./dist/index.js", "npx openclaw plugins build --entry ./dist/index.js --check")},
+	}}
+	if manager == "pnpm" {
+		oc := &openclaw.packs[0]
+		oc.checks = append(oc.checks[:2:2], "pnpm exec openclaw plugins validate --entry ./dist/index.js", "pnpm exec openclaw plugins build --entry ./dist/index.js --check")
+	}
+	return []firstRunWorkspace{main, openclaw}
+}
+
+// TestFirstRun is the first run of a user, done literally: in a fresh npm workspace and in a
+// fresh pnpm workspace, against a registry that holds the templates' dependencies but no
+// @plaios/* package (Verdaccio with no uplinks; what the templates install mirrored into it),
+// it runs `plaios create` for every runtime and template, then exactly the "Next steps" create
+// prints (cd, build, test, validate), then `plaios validate --strict`, `plaios guard` and,
+// for Pi and OpenClaw, the export check, asserting each exit code. The npm workspace also
+// follows the README's quick start as written, and then installs the host packages (the
+// declarations of testdata/plaios-types, standing in for the real @plaios/core and
+// @plaios/microfrontend) to show that the same PLAIOS pack builds against them unchanged.
+func TestFirstRun(t *testing.T) {
+	testenv.SkipShort(t, "installs every template's dependencies from a local registry and builds every pack (minutes)")
+	npm := testenv.LookPath(t, "npm")
+	node20 := testenv.LookPath(t, "node")
+	if v := strings.TrimSpace(testenv.Run(t, ".", nil, node20, "--version")); !regexp.MustCompile(`^v(20|22)\.`).MatchString(v) {
+		t.Fatalf("node on PATH is %s; the first run is a fresh CI machine's, with Node 20", v)
+	}
+	node24 := testenv.Node24(t)
+	if v := strings.TrimSpace(testenv.Run(t, ".", nil, filepath.Join(node24, "node"), "--version")); !strings.HasPrefix(v, "v24.") {
+		t.Fatalf("testenv.Node24 is %s", v)
+	}
+	pnpm := testenv.PNPM(t)
+	if v := strings.TrimSpace(testenv.Run(t, ".", nil, pnpm, "--version")); v != "10.34.9" {
+		t.Fatalf("the pinned pnpm is %s, want 10.34.9", v)
+	}
+	plaios, err := exec.LookPath("plaios")
+	if err != nil {
+		t.Fatalf("the plaios command of the test binary is not on PATH: %v", err)
+	}
+
+	start := time.Now()
+	reg := testenv.Verdaccio(t)
+	lock := filepath.Join(testenv.RepoRoot(t), "testdata", "node", "templates", "package-lock.json")
+	mirrored := testenv.MirrorToStorage(t, reg, lock)
+	t.Logf("registry with %d mirrored package versions in %s", len(mirrored), time.Since(start).Round(time.Millisecond))
+	var floorTarball string
+	for _, p := range mirrored {
+		if p.Name == "@framers/agentos" && p.Version == strings.TrimPrefix(scaffold.DefaultVersions.AgentOSPeer, ">=") {
+			floorTarball = p.Tarball
+		}
+	}
+	if floorTarball == "" {
+		t.Fatalf("%s does not hold @framers/agentos %s, the floor of the AgentOS templates' peer range", lock, scaffold.DefaultVersions.AgentOSPeer)
+	}
+
+	// A user at a terminal, with a home of their own (per workspace: the openclaw CLI keeps
+	// state there) and npm's and pnpm's caches kept between test runs (tarballs by integrity;
+	// the metadata comes from this run's registry). CI is cleared: pnpm would insist on a
+	// lockfile there.
+	base := append(reg.NPMEnv(),
+		"npm_config_cache="+testenv.CacheDir(t, "npm-cache"),
+		"npm_config_store_dir="+testenv.CacheDir(t, "pnpm-store"),
+		"CI=",
+	)
+	path20 := strings.Join([]string{filepath.Dir(plaios), filepath.Dir(pnpm), filepath.Dir(npm), filepath.Dir(node20), os.Getenv("PATH")}, string(os.PathListSeparator))
+	path24 := node24 + string(os.PathListSeparator) + path20
+	envWith := func(path string) []string {
+		home := t.TempDir()
+		env := append(append([]string{}, base...), "PATH="+path, "HOME="+home,
+			"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+			"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"))
+		return lastWins(env, "PATH", "HOME", "CI", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+	}
+
+	// The registry holds no @plaios/* package.
+	for _, name := range []string{"@plaios/core", "@plaios/microfrontend"} {
+		if out, err := testenv.RunErr(t.TempDir(), envWith(path20), npm, "view", name, "version"); err == nil || !strings.Contains(out, "E404") {
+			t.Fatalf("the registry answers for %s: %v\n%s", name, err, out)
+		}
+	}
+
+	for _, manager := range []string{"npm", "pnpm"} {
+		for _, ws := range firstRunWorkspaces(manager) {
+			manager, ws := manager, ws
+			t.Run(manager+"/"+ws.name, func(t *testing.T) {
+				t.Parallel()
+				env := envWith(path20)
+				if ws.node24 {
+					env = envWith(path24)
+				}
+				root := newWorkspace(t, manager)
+				r := &firstRunner{t: t, env: env, root: root, manager: manager}
+				if manager == "npm" && ws.name == "main" {
+					r.quickStart()
+				}
+				for _, p := range ws.packs {
+					dir := r.createAndFollow(p)
+					switch {
+					case strings.Contains(strings.Join(p.args, " "), "every-kind"):
+						checkPLAIOSBuild(t, dir)
+					case p.args[1] == "agentos" && manager == "npm":
+						compileAgainstFloor(t, root, dir, floorTarball)
+					case p.args[1] == "openclaw":
+						checkOpenClawEngines(t, root)
+					}
+				}
+				out := r.run(root, "plaios guard")
+				noun := "packages"
+				if r.packs == 1 {
+					noun = "package"
+				}
+				if want := fmt.Sprintf("%d %s guarded: %d ok, 0 failed", r.packs, noun, r.packs); !strings.Contains(out, want) {
+					t.Errorf("guard at the workspace root did not say %q:\n%s", want, out)
+				}
+				if manager == "npm" && ws.name == "main" {
+					r.withHostPackages()
+				}
+				t.Logf("%s/%s: %d steps in %s", manager, ws.name, r.steps, r.total.Round(time.Second))
+			})
+		}
+	}
+}
+
+// newWorkspace makes a fresh workspace for manager: the package folders under packages/ and,
+// for AgentOS, registry/curated/<category>/ (host/ is where the npm workspace later gets the
+// host packages).
+func newWorkspace(t *testing.T, manager string) string {
+	root := t.TempDir()
+	if manager == "pnpm" {
+		testenv.WriteFiles(t, root, map[string]string{
+			"package.json":        `{"name":"first-run","private":true}` + "\n",
+			"pnpm-workspace.yaml": "packages:\n  - packages/*\n  - registry/curated/*/*\n",
+		})
+	} else {
+		testenv.WriteFiles(t, root, map[string]string{
+			"package.json": `{"name":"first-run","private":true,"workspaces":["packages/*","registry/curated/*/*","host/*"]}` + "\n",
+		})
+	}
+	return root
+}
+
+// firstRunner runs a user's commands, each as typed, and fails the test on any exit code
+// other than 0.
+type firstRunner struct {
+	t       *testing.T
+	env     []string
+	root    string
+	manager string
+	steps   int
+	total   time.Duration
+	packs   int // made so far
+}
+
+// run runs one command line (words separated by spaces, no quoting) in dir.
+func (r *firstRunner) run(dir, line string) string {
+	r.t.Helper()
+	words := strings.Fields(line)
+	bin := words[0]
+	if !filepath.IsAbs(bin) {
+		var err error
+		if bin, err = lookIn(r.env, words[0]); err != nil {
+			r.t.Fatalf("%s: %v", line, err)
+		}
+	}
+	start := time.Now()
+	cmd := exec.Command(bin, words[1:]...)
+	cmd.Dir = dir
+	cmd.Env = r.env
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	r.steps++
+	r.total += took
+	rel, _ := filepath.Rel(r.root, dir)
+	if err != nil {
+		r.t.Fatalf("`%s` in %s failed after %s (%v):\n%s", line, filepath.ToSlash(rel), took.Round(time.Millisecond), err, out)
+	}
+	r.t.Logf("%-60s in %-32s %s", line, filepath.ToSlash(rel), took.Round(time.Millisecond))
+	return string(out)
+}
+
+// createAndFollow runs `plaios create` at the workspace root, then the next steps it printed,
+// then the pack's checks, and returns the pack's folder.
+func (r *firstRunner) createAndFollow(p firstRunPack) string {
+	r.t.Helper()
+	out := r.run(r.root, "plaios create "+strings.Join(p.args, " "))
+	r.packs++
+	steps := nextSteps(r.t, out)
+	if len(steps) < 4 || !strings.HasPrefix(steps[0], "cd ") {
+		r.t.Fatalf("create printed no next steps to follow:\n%s", out)
+	}
+	want := []string{r.manager + " run build", r.manager + " test", "plaios validate"}
+	if strings.Join(steps[1:], "|") != strings.Join(want, "|") {
+		r.t.Errorf("create's next steps are %q, want cd and %q", steps, want)
+	}
+	dir := r.root
+	for _, s := range steps {
+		dir = r.follow(dir, s)
+	}
+	for _, c := range p.checks {
+		out := r.run(dir, c)
+		for _, w := range checkSays {
+			if strings.HasSuffix(c, w[0]) && !strings.Contains(out, w[1]) {
+				r.t.Errorf("`%s` did not say %q:\n%s", c, w[1], out)
+			}
+		}
+	}
+	return dir
+}
+
+// follow runs one step in dir and returns the folder the next one runs in.
+func (r *firstRunner) follow(dir, step string) string {
+	r.t.Helper()
+	if to, ok := strings.CutPrefix(step, "cd "); ok {
+		next := filepath.Join(dir, filepath.FromSlash(to))
+		if st, err := os.Stat(next); err != nil || !st.IsDir() {
+			r.t.Fatalf("`%s`: no such folder", step)
+		}
+		return next
+	}
+	out := r.run(dir, step)
+	// node --test reports in TAP on Node 20 (# pass 4) and with its spec reporter on Node 24
+	// (ℹ pass 4).
+	if strings.HasSuffix(step, " test") && (!regexp.MustCompile(`(?m)^(#|ℹ) fail 0$`).MatchString(out) || !regexp.MustCompile(`(?m)^(#|ℹ) pass [1-9]`).MatchString(out)) {
+		r.t.Fatalf("`%s` did not pass every test:\n%s", step, out)
+	}
+	return dir
+}
+
+// quickStart follows the README's quick start, after checking that it still says what this
+// test does.
+func (r *firstRunner) quickStart() {
+	r.t.Helper()
+	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(r.t), "README.md"))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)## Quick start\n.*?```sh\n(.*?)```").FindSubmatch(readme)
+	if block == nil {
+		r.t.Fatal("the README has no quick start block")
+	}
+	var said []string
+	for _, line := range strings.Split(string(block[1]), "\n") {
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = line[:i]
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			said = append(said, line)
+		}
+	}
+	if strings.Join(said, "\n") != strings.Join(quickStart, "\n") {
+		r.t.Fatalf("the README's quick start says\n%s\nand this test follows\n%s", strings.Join(said, "\n"), strings.Join(quickStart, "\n"))
+	}
+	dir := r.root
+	for _, line := range quickStart {
+		dir = r.follow(dir, line)
+		if strings.HasPrefix(line, "plaios create ") {
+			r.packs++
+		}
+	}
+	checkPLAIOSBuild(r.t, dir)
+}
+
+// withHostPackages installs the host packages next to the PLAIOS packs (the declaration
+// packages of testdata/plaios-types, as workspace packages under host/) and builds the quick
+// start's pack again, unchanged: tsc now reads @plaios/core's and @plaios/microfrontend's own
+// types, not the pack's declarations.
+func (r *firstRunner) withHostPackages() {
+	r.t.Helper()
+	types := filepath.Join(testenv.RepoRoot(r.t), "testdata", "plaios-types")
+	for _, name := range []string{"core", "microfrontend"} {
+		testenv.CopyTree(r.t, filepath.Join(types, name), filepath.Join(r.root, "host", name))
+	}
+	dir := filepath.Join(r.root, "packages", "weather")
+	// The pack whose declarations npm linked at the root (the first one made) is the one
+	// whose resolution the host packages, also at the root, decide.
+	link, err := os.Readlink(filepath.Join(r.root, "node_modules", "@types", "plaios__core"))
+	if err != nil || filepath.ToSlash(link) != "../../packages/weather/types/plaios/core" {
+		r.t.Fatalf("node_modules/@types/plaios__core links to %q (%v), not the quick start pack's declarations", link, err)
+	}
+	tsc := filepath.Join(r.root, "node_modules", ".bin", "tsc")
+	before := r.run(dir, tsc+" -p tsconfig.json --noEmit --listFiles")
+	r.run(r.root, "npm install --no-audit --no-fund")
+	r.run(dir, "npm run build")
+	r.run(dir, "npm test")
+	after := r.run(dir, tsc+" -p tsconfig.json --noEmit --listFiles")
+	own := filepath.Join("packages", "weather", "types", "plaios")
+	host := filepath.Join(r.root, "host")
+	if !strings.Contains(before, own) || strings.Contains(before, host) {
+		r.t.Errorf("without the host packages tsc did not read the pack's own declarations:\n%s", before)
+	}
+	for _, want := range []string{filepath.Join(host, "core", "domain.d.ts"), filepath.Join(host, "microfrontend", "index.d.ts")} {
+		if !strings.Contains(after, want) {
+			r.t.Errorf("with the host packages installed tsc did not read %s:\n%s", want, after)
+		}
+	}
+	if strings.Contains(after, own) {
+		r.t.Errorf("with the host packages installed tsc still read the pack's own declarations:\n%s", after)
+	}
+}
+
+// nextSteps are the commands under "Next steps:" in create's output.
+func nextSteps(t *testing.T, out string) []string {
+	t.Helper()
+	_, after, ok := strings.Cut(out, "\nNext steps:\n")
+	if !ok {
+		return nil
+	}
+	var steps []string
+	for _, line := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			break
+		}
+		steps = append(steps, strings.TrimSpace(line))
+	}
+	return steps
+}
+
+// checkPLAIOSBuild: every interface's class and page were built, and the classes import
+// nothing from the host at run time (only types come from @plaios/core).
+func checkPLAIOSBuild(t *testing.T, dir string) {
+	t.Helper()
+	srcs, err := filepath.Glob(filepath.Join(dir, "src", "*.ts"))
+	if err != nil || len(srcs) < 2 {
+		t.Fatalf("the pack's sources: %v %v", srcs, err)
+	}
+	for _, src := range srcs {
+		kind := strings.TrimSuffix(filepath.Base(src), ".ts")
+		js, err := os.ReadFile(filepath.Join(dir, "dist", "src", kind+".js"))
+		if err != nil || strings.Contains(string(js), "@plaios/") {
+			t.Errorf("dist/src/%s.js was not built or imports the host at run time (%v)", kind, err)
+		}
+		if kind == "index" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "dist", "web", kind, "index.js")); err != nil {
+			t.Errorf("the %s page was not built: %v", kind, err)
+		}
+	}
+}
+
+// checkOpenClawEngines: the Node range create holds an OpenClaw install to is the engines of
+// the openclaw the install brought in.
+func checkOpenClawEngines(t *testing.T, root string) {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(root, "node_modules", ".pnpm", "openclaw@*", "node_modules", "openclaw", "package.json"))
+	matches = append(matches, filepath.Join(root, "node_modules", "openclaw", "package.json"))
+	for _, m := range matches {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var pj struct {
+			Version string
+			Engines struct{ Node string }
+		}
+		if err := json.Unmarshal(data, &pj); err != nil {
+			t.Fatal(err)
+		}
+		if pj.Engines.Node != scaffold.DefaultVersions.OpenClawNode || pj.Version != scaffold.DefaultVersions.OpenClawBuild {
+			t.Errorf("openclaw %s needs Node %q; create checks %q for openclaw %s", pj.Version, pj.Engines.Node, scaffold.DefaultVersions.OpenClawNode, scaffold.DefaultVersions.OpenClawBuild)
+		}
+		return
+	}
+	t.Errorf("the workspace has no openclaw installed")
+}
+
+// compileAgainstFloor type-checks an AgentOS pack next to the oldest @framers/agentos its peer
+// range admits (the mirrored tarball of DefaultVersions.AgentOSPeer's floor), with every other
+// dependency from the workspace's install.
+func compileAgainstFloor(t *testing.T, root, packDir, tgz string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "floor")
+	nm := filepath.Join(dir, "node_modules")
+	entries, err := os.ReadDir(filepath.Join(root, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(nm, "@framers", "agentos"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "@framers" && e.Name() != ".bin" {
+			if err := os.Symlink(filepath.Join(root, "node_modules", e.Name()), filepath.Join(nm, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	untar(t, tgz, filepath.Join(nm, "@framers", "agentos"))
+	floor := strings.TrimPrefix(scaffold.DefaultVersions.AgentOSPeer, ">=")
+	if b, _ := os.ReadFile(filepath.Join(nm, "@framers", "agentos", "package.json")); !strings.Contains(string(b), `"version": "`+floor+`"`) {
+		t.Fatalf("the floor tarball is not @framers/agentos %s", floor)
+	}
+	pack := filepath.Join(dir, "pack")
+	testenv.CopyTree(t, filepath.Join(packDir, "src"), filepath.Join(pack, "src"))
+	data, err := os.ReadFile(filepath.Join(packDir, "tsconfig.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFiles(t, pack, map[string]string{"tsconfig.json": string(data)})
+	testenv.Run(t, pack, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit")
+}
+
+func untar(t *testing.T, tgz, dest string) {
+	t.Helper()
+	f, err := os.Open(tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := h.Name[strings.IndexByte(h.Name, '/')+1:]
+		if h.Typeflag != tar.TypeReg || strings.Contains(name, "..") {
+			continue
+		}
+		p := filepath.Join(dest, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+	}
+}
+
+// lookIn finds a program on the PATH of env.
+func lookIn(env []string, name string) (string, error) {
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not on the PATH of the run", name)
+}
+
+// lastWins keeps, for each of keys, only the last KEY=value of env.
+func lastWins(env []string, keys ...string) []string {
+	last := map[string]int{}
+	for i, kv := range env {
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") {
+				last[k] = i
+			}
+		}
+	}
+	var out []string
+	for i, kv := range env {
+		keep := true
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") && last[k] != i {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,231 @@
+package testenv
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// MirrorToStorage is Mirror for hundreds of packages: instead of publishing each version
+// through the registry's HTTP API (about seven a second on a busy machine, because every
+// tarball travels base64-encoded in JSON), it writes into the running Verdaccio's storage the
+// files Verdaccio itself writes on a publish — per package a package.json holding every
+// mirrored version (the version documents are the tarballs' own package.json with `dist`
+// added) and the tarballs, linked from the test cache. Verdaccio reads its storage on every
+// request and rewrites tarball URLs to its own address, so npm and pnpm then install from it
+// exactly as from published packages. The manifests read out of the tarballs are kept next to
+// them in the cache, so a later run reads no tarball at all.
+func MirrorToStorage(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
+	t.Helper()
+	pkgs, err := readLockfile(lockfile)
+	if err != nil {
+		t.Fatalf("mirror: %v", err)
+	}
+	cache := CacheDir(t, "npm-tarballs")
+	client := &http.Client{Timeout: 2 * time.Minute}
+	ctx := context.Background()
+
+	var mu sync.Mutex
+	var firstErr error
+	manifests := make([]cachedDoc, len(pkgs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := range pkgs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			// A tarball whose document is cached was checked against its integrity when it
+			// was downloaded: it is not read again.
+			var err error
+			if d, file, ok := cachedDocFor(cache, pkgs[i].MirroredPackage); ok {
+				pkgs[i].Tarball, manifests[i] = file, d
+			} else {
+				var p MirroredPackage
+				p, err = fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
+				if err == nil {
+					pkgs[i].MirroredPackage = p
+					manifests[i], err = cachedManifest(p)
+				}
+			}
+			if err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		t.Fatalf("mirror: %v", firstErr)
+	}
+
+	type version struct {
+		p   MirroredPackage
+		doc cachedDoc
+	}
+	byName := map[string][]version{}
+	for i, p := range pkgs {
+		byName[p.Name] = append(byName[p.Name], version{p.MirroredPackage, manifests[i]})
+	}
+	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	for name, versions := range byName {
+		dir := filepath.Join(r.Storage, filepath.FromSlash(name))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		short := name[strings.LastIndexByte(name, '/')+1:]
+		docs := map[string]any{}
+		times := map[string]string{"created": now, "modified": now}
+		attachments := map[string]any{}
+		latest := ""
+		for _, v := range versions {
+			file := short + "-" + v.p.Version + ".tgz"
+			doc := map[string]any{}
+			for k, val := range v.doc.Manifest {
+				doc[k] = val
+			}
+			doc["name"], doc["version"], doc["_id"] = name, v.p.Version, name+"@"+v.p.Version
+			doc["dist"] = map[string]any{
+				"integrity": v.p.Integrity,
+				"shasum":    v.doc.Shasum,
+				"tarball":   strings.TrimRight(r.URL, "/") + "/" + name + "/-/" + file,
+			}
+			docs[v.p.Version] = doc
+			times[v.p.Version] = now
+			attachments[file] = map[string]any{"shasum": v.doc.Shasum, "version": v.p.Version}
+			if err := os.Symlink(v.p.Tarball, filepath.Join(dir, file)); err != nil {
+				t.Fatalf("mirror: %v", err)
+			}
+			if release(v.p.Version) != nil && (latest == "" || releaseLess(latest, v.p.Version)) {
+				latest = v.p.Version
+			}
+		}
+		tag := latest
+		if tag == "" {
+			tag = versions[len(versions)-1].p.Version
+		}
+		packument := map[string]any{
+			"name": name, "_id": name, "versions": docs, "time": times, "users": map[string]any{},
+			"dist-tags": map[string]string{"latest": tag}, "_uplinks": map[string]any{}, "_distfiles": map[string]any{},
+			"_attachments": attachments, "_rev": "1-" + hex.EncodeToString(s1Of(name))[:16], "readme": "",
+		}
+		data, err := json.Marshal(packument)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "package.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := make([]MirroredPackage, 0, len(pkgs))
+	for _, p := range pkgs {
+		out = append(out, p.MirroredPackage)
+	}
+	return out
+}
+
+func s1Of(s string) []byte {
+	sum := sha1.Sum([]byte(s))
+	return sum[:]
+}
+
+// cachedDoc is what a packument needs of a tarball: its package.json and its sha1.
+type cachedDoc struct {
+	Integrity string         `json:"integrity"`
+	Shasum    string         `json:"shasum"`
+	Manifest  map[string]any `json:"manifest"`
+}
+
+// cachedManifest reads p's tarball once for its package.json and sha1, and keeps them next to
+// it in the cache.
+func cachedManifest(p MirroredPackage) (cachedDoc, error) {
+	file := strings.TrimSuffix(p.Tarball, ".tgz") + ".doc.json"
+	var d cachedDoc
+	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &d) == nil && d.Integrity == p.Integrity && d.Shasum != "" && d.Manifest != nil {
+		return d, nil
+	}
+	tgz, err := os.ReadFile(p.Tarball)
+	if err != nil {
+		return d, err
+	}
+	m, err := packageJSONOf(tgz)
+	if err != nil {
+		return d, fmt.Errorf("%s@%s: %v", p.Name, p.Version, err)
+	}
+	// A packument carries no readme per version.
+	delete(m, "readme")
+	delete(m, "readmeFilename")
+	s1 := sha1.Sum(tgz)
+	d = cachedDoc{Integrity: p.Integrity, Shasum: hex.EncodeToString(s1[:]), Manifest: m}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return d, err
+	}
+	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return d, err
+	}
+	return d, os.Rename(tmp, file)
+}
+
+// cachedDocFor finds the cached tarball of p and its document, when both are there.
+func cachedDocFor(cache string, p MirroredPackage) (cachedDoc, string, bool) {
+	sum, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(p.Integrity, "sha512-"))
+	if err != nil {
+		return cachedDoc{}, "", false
+	}
+	file := filepath.Join(cache, hex.EncodeToString(sum)[:40]+".tgz")
+	if _, err := os.Stat(file); err != nil {
+		return cachedDoc{}, "", false
+	}
+	var d cachedDoc
+	data, err := os.ReadFile(strings.TrimSuffix(file, ".tgz") + ".doc.json")
+	if err != nil || json.Unmarshal(data, &d) != nil || d.Integrity != p.Integrity || d.Shasum == "" || d.Manifest == nil {
+		return cachedDoc{}, "", false
+	}
+	return d, file, true
+}
+
+// release splits a release version (no prerelease, no build) into its three numbers; nil for
+// anything else. (internal/semver would do, but its tests use this package.)
+func release(v string) []int {
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return nil
+	}
+	out := make([]int, 3)
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return nil
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// releaseLess orders two release versions.
+func releaseLess(a, b string) bool {
+	x, y := release(a), release(b)
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] < y[i]
+		}
+	}
+	return false
+}
