@@ -239,14 +239,18 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
 		return err
 	}
-	// The workspace's own .npmrc (scoped registries, credentials) applies to its dependencies:
-	// npm's install, which runs no script, is the one step that gets it, expanded, since its
-	// environment holds no token; it is gone before any package code runs.
+	// The npm configuration the user's own npm would use here — the workspace's .npmrc, the
+	// user's (npm_config_userconfig or ~/.npmrc), the global one and the npm_config_*
+	// variables: registries, scopes, credentials, TLS — applies to the dependencies. npm's
+	// install, which runs no script, is the one step that gets it, as one file, expanded,
+	// since its environment holds no token; it is gone before any package code runs.
 	npmrc := filepath.Join(dir, ".npmrc")
-	if data, err := os.ReadFile(filepath.Join(g.ws.Root, ".npmrc")); err == nil {
-		if err := os.WriteFile(npmrc, []byte(npmrc_.ExpandEnv(string(data), g.opts.Getenv)), 0o600); err != nil {
-			return err
-		}
+	cfg, err := npmrc_.Load(g.ws.Root, g.opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(npmrc, []byte(cfg.Effective()), 0o600); err != nil {
+		return err
 	}
 	defer os.Remove(npmrc)
 	if err := os.WriteFile(filepath.Join(dir, harnessFile), sandbox.Harness(), 0o644); err != nil {
@@ -266,10 +270,21 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	for _, r := range members {
 		mounts = append(mounts, sandbox.Mount{Path: r.tarballPath})
 	}
-	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
 	// The network only when something comes from the registry (a tarball's dependencies,
-	// peers): members that depend on nothing else install offline.
+	// peers): members that depend on nothing else install offline. With it come the
+	// certificate authorities and proxies this machine reaches the registry through.
 	network := needsRegistry(manifest, members)
+	if network {
+		netEnv, netMounts := sandbox.NetworkEnv(g.opts.Getenv)
+		env = append(env, netEnv...)
+		mounts = append(mounts, netMounts...)
+		if ca := cfg.Get("cafile"); filepath.IsAbs(ca) {
+			if _, err := os.Stat(ca); err == nil {
+				mounts = append(mounts, sandbox.Mount{Path: ca})
+			}
+		}
+	}
+	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
 	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
 		return err
 	}
