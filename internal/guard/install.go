@@ -369,6 +369,7 @@ func (g *run) linkHosts(project string, members []*Result) {
 			if target == "" {
 				continue
 			}
+			g.showHost(target)
 			if err := os.MkdirAll(filepath.Dir(link), 0o755); err == nil {
 				if err := os.Symlink(target, link); err == nil {
 					g.notef("%s uses the workspace's %s (%s)", r.Name, name, g.rel(target))
@@ -376,6 +377,38 @@ func (g *run) linkHosts(project string, members []*Result) {
 			}
 		}
 	}
+}
+
+// showHost makes a host package that the workspace links from outside itself (npm link, a
+// file: dependency, a shared store) visible to the import's sandbox, which shows the
+// workspace and not the rest of the host: the outermost node_modules folder holding the
+// link's real target, so that the package's own dependencies resolve there too.
+func (g *run) showHost(target string) {
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return
+	}
+	root := g.ws.Root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if real == root || strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return
+	}
+	show := real
+	for dir := real; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == "node_modules" {
+			show = dir
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, m := range g.hostMounts {
+		if m.Path == show {
+			return
+		}
+	}
+	g.hostMounts = append(g.hostMounts, sandbox.Mount{Path: show})
 }
 
 // findInstalled looks for node_modules/<name> from a package folder up to the root.

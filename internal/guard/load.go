@@ -185,7 +185,7 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		Timeout: g.opts.Timeout,
 		Shims:   r.Check == checkOpenClaw,
 		// The project read-only, the workspace for the host runtimes linked from it, the input.
-		Mounts: []sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}},
+		Mounts: append([]sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}}, g.hostMountList()...),
 		Memory: g.opts.Memory,
 	})
 	if err != nil {
@@ -509,4 +509,11 @@ func plaiosInputs(name string, m *pack.PLAIOSModel, fixture map[string]any) []pl
 func isTrue(n *yaml.Node) bool {
 	var b bool
 	return n != nil && n.Decode(&b) == nil && b
+}
+
+// hostMountList is a copy of the folders showHost found.
+func (g *run) hostMountList() []sandbox.Mount {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]sandbox.Mount(nil), g.hostMounts...)
 }
