@@ -319,8 +319,8 @@ func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
 	for _, e := range piPackageEntries(r.packed.files(), pj) {
 		if e.Problem != "" {
 			msg := e.Problem
-			if e.File != "" {
-				msg = lacking(r, e.File, msg)
+			if e.At != nil && e.At.Kind == jsonpos.String && strings.HasPrefix(msg, "the tarball lacks ") {
+				msg = lacking(r, e.At.Str, msg)
 			}
 			r.diag("pi-extension-missing", "package.json", e.At, msg, "build before packing, and make files in package.json cover it")
 		}
