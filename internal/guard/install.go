@@ -363,6 +363,42 @@ func (g *run) linkHosts(project string, members []*Result) {
 	}
 }
 
+// hostMounts is what the sandbox must show besides the workspace for the host runtimes linked
+// into a project (linkHosts) to load: when the workspace's copy of one is itself a link to a
+// folder outside the workspace (npm link, a file: dependency, a store shared between
+// checkouts), its real folder and every node_modules folder above it, where Node finds its
+// dependencies.
+func (g *run) hostMounts(project string) []sandbox.Mount {
+	root, err := filepath.EvalSymlinks(g.ws.Root)
+	if err != nil {
+		root = g.ws.Root
+	}
+	inside := func(p, dir string) bool {
+		return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+	}
+	var out []sandbox.Mount
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] && !inside(p, root) {
+			seen[p] = true
+			out = append(out, sandbox.Mount{Path: p})
+		}
+	}
+	for _, name := range HostPackages {
+		real, err := filepath.EvalSymlinks(filepath.Join(project, "node_modules", filepath.FromSlash(name)))
+		if err != nil || inside(real, root) {
+			continue
+		}
+		add(real)
+		for dir := filepath.Dir(real); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+			if st, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil && st.IsDir() {
+				add(filepath.Join(dir, "node_modules"))
+			}
+		}
+	}
+	return out
+}
+
 // findInstalled looks for node_modules/<name> from a package folder up to the root.
 func (g *run) findInstalled(dir, name string) string {
 	cur := filepath.Join(g.ws.Root, filepath.FromSlash(dir))

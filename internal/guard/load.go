@@ -184,8 +184,9 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		Env:     childEnv(g.opts.Getenv, g.opts.Node),
 		Timeout: g.opts.Timeout,
 		Shims:   r.Check == checkOpenClaw,
-		// The project read-only, the workspace for the host runtimes linked from it, the input.
-		Mounts: []sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}},
+		// The project read-only, the workspace for the host runtimes linked from it (and the
+		// installations outside it those links lead to), the input.
+		Mounts: append([]sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}}, g.hostMounts(project)...),
 		Memory: g.opts.Memory,
 	})
 	if err != nil {
