@@ -340,3 +340,57 @@ func TestAgentOSNameWithoutRoleMap(t *testing.T) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 }
+
+// TestFramersConventionsOnlyInTheirLayout puts one AgentOS pack (MIT, a LICENSE of its own) in
+// a community repository and at its place in the framers' agentos-extensions layout: the
+// repository's conventions (agentos-license, agentos-license-file) fire only in the latter,
+// and the rules about what npm and the runtime do (here agentos-version-mismatch) in both.
+func TestFramersConventionsOnlyInTheirLayout(t *testing.T) {
+	files := func(dir string) map[string]string {
+		return map[string]string{
+			dir + "/package.json": `{
+  "name": "@acme/agentos-ext-demo",
+  "version": "0.1.0",
+  "type": "module",
+  "license": "MIT",
+  "main": "./index.js",
+  "exports": { ".": "./index.js", "./manifest.json": "./manifest.json" },
+  "files": ["index.js", "manifest.json"],
+  "publishConfig": { "access": "public" },
+  "peerDependencies": { "@framers/agentos": ">=0.9.164" }
+}`,
+			dir + "/manifest.json": `{"id": "com.acme.demo", "name": "Demo", "version": "0.0.9", "extensions": [{"kind": "tool", "id": "demo"}]}`,
+			dir + "/index.js":      "export function createExtensionPack() { return { name: 'demo', descriptors: [] }; }\n",
+			dir + "/LICENSE":       "MIT License\n",
+			dir + "/README.md":     "# demo\n\n```js\nimport '@acme/agentos-ext-demo';\n```\n",
+		}
+	}
+	for _, c := range []struct {
+		root map[string]string
+		dir  string
+		want string
+	}{
+		{map[string]string{"package.json": `{"name":"acme","private":true,"workspaces":["packages/*"]}`}, "packages/demo",
+			"packages/demo/manifest.json:1:52 agentos-version-mismatch"},
+		{map[string]string{"pnpm-workspace.yaml": "packages:\n  - \"registry/curated/*/*\"\n"}, "registry/curated/tools/demo",
+			"registry/curated/tools/demo/LICENSE:1:1 agentos-license-file\n" +
+				"registry/curated/tools/demo/manifest.json:1:52 agentos-version-mismatch\n" +
+				"registry/curated/tools/demo/package.json:2:11 agentos-name\n" +
+				"registry/curated/tools/demo/package.json:5:14 agentos-license"},
+	} {
+		dir := t.TempDir()
+		all := files(c.dir)
+		for k, v := range c.root {
+			all[k] = v
+		}
+		testenv.WriteFiles(t, dir, all)
+		res := validateDir(t, dir)
+		var got []string
+		for _, d := range res.Diagnostics {
+			got = append(got, d.File+":"+strconv.Itoa(d.Line)+":"+strconv.Itoa(d.Col)+" "+d.Rule)
+		}
+		if strings.Join(got, "\n") != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.dir, strings.Join(got, "\n"), c.want)
+		}
+	}
+}
