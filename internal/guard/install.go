@@ -266,7 +266,9 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	for _, r := range members {
 		mounts = append(mounts, sandbox.Mount{Path: r.tarballPath})
 	}
-	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
+	trustEnv, trustMounts := g.tlsTrust()
+	mounts = append(mounts, trustMounts...)
+	installEnv := g.toolChildEnv(append(append(env, "npm_config_cache="+cache), trustEnv...)...)
 	// The network only when something comes from the registry (a tarball's dependencies,
 	// peers): members that depend on nothing else install offline.
 	network := needsRegistry(manifest, members)
@@ -295,6 +297,35 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		}
 	}
 	return nil
+}
+
+// tlsTrustVars tell node (and so npm) which certificate authorities to trust besides its own:
+// where a TLS-inspecting proxy stands between CI and the registry, as in many companies, npm
+// reaches the registry only with them. They name files, never secrets.
+var tlsTrustVars = []string{"NODE_EXTRA_CA_CERTS", "NODE_USE_SYSTEM_CA", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+
+// tlsTrust is the install's share of the job's TLS trust: the tlsTrustVars that are set, and
+// the files and folders they name, for the sandbox to show (those under the system's folders
+// are shown anyway).
+func (g *run) tlsTrust() (env []string, mounts []sandbox.Mount) {
+	for _, k := range tlsTrustVars {
+		v := g.opts.Getenv(k)
+		if v == "" {
+			continue
+		}
+		env = append(env, k+"="+v)
+		if k == "NODE_USE_SYSTEM_CA" {
+			continue
+		}
+		for _, p := range filepath.SplitList(v) {
+			if filepath.IsAbs(p) {
+				if _, err := os.Stat(p); err == nil {
+					mounts = append(mounts, sandbox.Mount{Path: p})
+				}
+			}
+		}
+	}
+	return env, mounts
 }
 
 // needsRegistry reports whether installing the project fetches anything: a dependency of the
