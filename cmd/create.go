@@ -134,16 +134,9 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	runtime := opts.Runtime
-	if runtime == "" && cfg.Runtime != "" {
-		runtime = cfg.Runtime // the flag is bound to the key, so this is the configuration's value
-		if scaffold.CheckRuntime(runtime) != nil {
-			from := "PLAIOS_RUNTIME"
-			if cfg.File != "" {
-				from = relPath(wd, cfg.File)
-			}
-			return exit.Usagef("the configuration (%s) sets runtime %q, which is not a runtime; use one of %s", from, runtime, strings.Join(scaffold.Runtimes, ", "))
-		}
+	runtime, err := createRuntime(opts.Runtime, cfg, wd)
+	if err != nil {
+		return err
 	}
 	scope := opts.Scope
 	if scope == "" {
@@ -164,21 +157,55 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 	if err != nil {
 		return err
 	}
-	rel := s.RelDir(wd)
-	out := opts.IO.Out
-
-	if !opts.DryRun && !opts.NoInstall {
+	if opts.DryRun {
+		return renderCreated(opts, wd, s)
+	}
+	if !opts.NoInstall {
 		// Before anything is written: an install that cannot succeed on this Node is refused
 		// now rather than after a minute of npm.
 		if err := scaffold.CheckNode(ctx, s.Runtime, opts.Node); err != nil {
 			return err
 		}
 	}
-	if !opts.DryRun {
-		if err := s.Write(); err != nil {
+	if err := s.Write(); err != nil {
+		return err
+	}
+	if err := renderCreated(opts, wd, s); err != nil {
+		return err
+	}
+	in := s.InstallPlan(cfg.PackManager)
+	if !opts.NoInstall {
+		if err := createInstall(ctx, opts, wd, s.RelDir(wd), in); err != nil {
 			return err
 		}
 	}
+	if !opts.JSON && !opts.IO.Quiet {
+		renderNextSteps(opts.IO.Out, wd, s, in, opts.NoInstall)
+	}
+	return nil
+}
+
+// createRuntime is the runtime to scaffold: --runtime, else the configuration's (which the
+// flag is bound to), refused when it names none; "" lets scaffold detect it.
+func createRuntime(flag string, cfg *config.Config, wd string) (string, error) {
+	if flag != "" || cfg.Runtime == "" {
+		return flag, nil
+	}
+	if scaffold.CheckRuntime(cfg.Runtime) != nil {
+		from := "PLAIOS_RUNTIME"
+		if cfg.File != "" {
+			from = relPath(wd, cfg.File)
+		}
+		return "", exit.Usagef("the configuration (%s) sets runtime %q, which is not a runtime; use one of %s", from, cfg.Runtime, strings.Join(scaffold.Runtimes, ", "))
+	}
+	return cfg.Runtime, nil
+}
+
+// renderCreated lists the files written (or that --dry-run would write) and the role map's
+// new entry, as text or JSON.
+func renderCreated(opts *CreateOptions, wd string, s *scaffold.Scaffold) error {
+	rel := s.RelDir(wd)
+	out := opts.IO.Out
 	if opts.JSON {
 		res := createJSON{SchemaVersion: 1, Runtime: s.Runtime, Name: s.Package, Dir: rel, Files: make([]string, 0, len(s.Files))}
 		for _, f := range s.Files {
@@ -186,75 +213,67 @@ func createRun(ctx context.Context, opts *CreateOptions) error {
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
+		return enc.Encode(res)
+	}
+	created, updated := "Created", "Updated"
+	if opts.DryRun {
+		created, updated = "Would create", "Would update"
+	}
+	fmt.Fprintf(out, "%s %s (%s %s) in %s:\n", created, s.Package, s.Runtime, strings.Join(s.Kinds, ","), rel)
+	for _, f := range s.Files {
+		fmt.Fprintf(out, "  %s\n", filepath.ToSlash(filepath.Join(rel, f.Path)))
+		if opts.DryRun && opts.IO.Verbose {
+			fmt.Fprintf(out, "%s\n", indent(string(f.Data)))
 		}
-	} else {
-		verb := "Created"
-		if opts.DryRun {
-			verb = "Would create"
-		}
-		fmt.Fprintf(out, "%s %s (%s %s) in %s:\n", verb, s.Package, s.Runtime, strings.Join(s.Kinds, ","), rel)
-		for _, f := range s.Files {
-			fmt.Fprintf(out, "  %s\n", filepath.ToSlash(filepath.Join(rel, f.Path)))
-			if opts.DryRun && opts.IO.Verbose {
-				fmt.Fprintf(out, "%s\n", indent(string(f.Data)))
-			}
-		}
-		if rm := s.RoleMap; rm != nil {
-			verb := "Updated"
-			if opts.DryRun {
-				verb = "Would update"
-			}
-			fmt.Fprintf(out, "%s %s: %q → %s\n", verb, relPath(wd, rm.Path), rm.Key, rm.Role)
-		}
-		if opts.DryRun {
-			fmt.Fprintln(out, "Dry run: nothing was written.")
-		}
+	}
+	if rm := s.RoleMap; rm != nil {
+		fmt.Fprintf(out, "%s %s: %q → %s\n", updated, relPath(wd, rm.Path), rm.Key, rm.Role)
 	}
 	if opts.DryRun {
-		return nil
-	}
-
-	in := s.InstallPlan(cfg.PackManager)
-	if !opts.NoInstall {
-		run := opts.Install
-		if run == nil {
-			run = func(ctx context.Context, in scaffold.Install, w io.Writer, where string) error {
-				return in.Run(ctx, w, where)
-			}
-		}
-		// On a terminal the package manager gets the terminal itself, so that it shows its own
-		// progress as it does when run by hand; elsewhere its output is kept, and its end
-		// shown only when it fails.
-		var log bytes.Buffer
-		var w io.Writer = &log
-		if opts.IO.Progress() {
-			fmt.Fprintf(opts.IO.ErrOut, "Installing: %s in %s (this takes a while the first time)\n", in, relPath(wd, in.Dir))
-			w = opts.IO.ErrOut
-		}
-		if err := run(ctx, in, w, rel); err != nil {
-			if !opts.IO.Progress() && log.Len() > 0 {
-				opts.IO.ErrOut.Write(tail(log.Bytes(), 20))
-			}
-			return err
-		}
-	}
-	if !opts.JSON && !opts.IO.Quiet {
-		fmt.Fprintln(out, "\nNext steps:")
-		fmt.Fprintf(out, "  cd %s\n", rel)
-		if opts.NoInstall {
-			if in.Dir == s.Dir {
-				fmt.Fprintf(out, "  %s\n", in)
-			} else {
-				fmt.Fprintf(out, "  %s   # in %s\n", in, relPath(wd, in.Dir))
-			}
-		}
-		fmt.Fprintf(out, "  %s run build\n", in.Tool)
-		fmt.Fprintf(out, "  %s test\n", in.Tool)
-		fmt.Fprintln(out, "  plaios validate")
+		fmt.Fprintln(out, "Dry run: nothing was written.")
 	}
 	return nil
+}
+
+// createInstall runs the package manager. On a terminal it gets the terminal itself, so that
+// it shows its own progress as it does when run by hand; elsewhere its output is kept, and
+// its end shown only when it fails.
+func createInstall(ctx context.Context, opts *CreateOptions, wd, rel string, in scaffold.Install) error {
+	run := opts.Install
+	if run == nil {
+		run = func(ctx context.Context, in scaffold.Install, w io.Writer, where string) error {
+			return in.Run(ctx, w, where)
+		}
+	}
+	var log bytes.Buffer
+	var w io.Writer = &log
+	if opts.IO.Progress() {
+		fmt.Fprintf(opts.IO.ErrOut, "Installing: %s in %s (this takes a while the first time)\n", in, relPath(wd, in.Dir))
+		w = opts.IO.ErrOut
+	}
+	if err := run(ctx, in, w, rel); err != nil {
+		if !opts.IO.Progress() && log.Len() > 0 {
+			opts.IO.ErrOut.Write(tail(log.Bytes(), 20))
+		}
+		return err
+	}
+	return nil
+}
+
+// renderNextSteps says what to run next (the install too, with --no-install).
+func renderNextSteps(out io.Writer, wd string, s *scaffold.Scaffold, in scaffold.Install, noInstall bool) {
+	fmt.Fprintln(out, "\nNext steps:")
+	fmt.Fprintf(out, "  cd %s\n", s.RelDir(wd))
+	if noInstall {
+		if in.Dir == s.Dir {
+			fmt.Fprintf(out, "  %s\n", in)
+		} else {
+			fmt.Fprintf(out, "  %s   # in %s\n", in, relPath(wd, in.Dir))
+		}
+	}
+	fmt.Fprintf(out, "  %s run build\n", in.Tool)
+	fmt.Fprintf(out, "  %s test\n", in.Tool)
+	fmt.Fprintln(out, "  plaios validate")
 }
 
 // relPath is p relative to base in slash form (p itself when there is no relative path).

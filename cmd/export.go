@@ -6,23 +6,18 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/plaios/plaios/internal/bridge"
 	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/pack"
 )
-
-// exportLoadTimeout bounds loading a pack for an export.
-const exportLoadTimeout = 60 * time.Second
 
 // ExportOptions holds the inputs of `plaios export hermes|openclaw|pi` and what they need
 // from the outside.
@@ -152,7 +147,7 @@ runtime) forces one.`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ArgsGiven = c.Flags().Changed("args")
-			if _, err := parseSecrets(opts.Secrets); err != nil {
+			if _, err := bridge.ParseSecrets(opts.Secrets); err != nil {
 				return err
 			}
 			if c.Flags().Changed("server-name") && strings.TrimSpace(opts.ServerName) == "" {
@@ -237,31 +232,47 @@ package.json keeps its layout. The entry is loaded first, to prove it registers 
 	return c
 }
 
-// exportRun writes the export. ctx is the command's context, never nil (cobra gives every command one).
+// exportRun runs the export and renders what it did. ctx is the command's context, never nil
+// (cobra gives every command one).
 func exportRun(ctx context.Context, opts *ExportOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A bad --secret is refused before anything is read, naming the id only.
+	if _, err := bridge.ParseSecrets(opts.Secrets); err != nil {
+		return err
+	}
+	t, err := packTarget(opts.Dir, opts.Config, opts.Path, opts.Runtime)
+	if err != nil {
+		return err
+	}
 	switch opts.Target {
 	case "openclaw":
-		return exportOpenClaw(ctx, opts)
+		res, err := bridge.OpenClawExport{Target: t, Check: opts.Check, DryRun: opts.DryRun}.Run(ctx)
+		if err != nil {
+			return err
+		}
+		return renderOpenClawExport(opts, res)
 	case "pi":
-		return exportPi(ctx, opts)
+		res, err := bridge.PiExport{Target: t, Check: opts.Check, DryRun: opts.DryRun}.Run(ctx)
+		if res != nil && !opts.IO.Quiet {
+			for _, n := range res.Notes {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", n)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		return renderPiExport(opts, res)
 	}
-	return exportHermes(ctx, opts)
-}
-
-// loadForExport loads the pack once with guard's inert inputs, so that every tool shows.
-func loadForExport(ctx context.Context, p *bridge.Pack, secrets map[string]string) (*bridge.Loader, *bridge.Loaded, error) {
-	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Timeout: exportLoadTimeout})
+	res, err := bridge.HermesExport{
+		Target: t, Secrets: opts.Secrets, ServerName: opts.ServerName, Command: opts.Command, Args: opts.Args, ArgsGiven: opts.ArgsGiven,
+		IncludeTags: opts.IncludeTags, ExcludeTags: opts.ExcludeTags, Timeout: int(opts.Timeout), ConnectTimeout: int(opts.ConnectTimeout),
+		Parallel: opts.Parallel, Executable: opts.Executable, Merge: opts.Merge, DryRun: opts.DryRun,
+	}.Run(ctx)
 	if err != nil {
-		return nil, nil, loaderError(err)
+		return err
 	}
-	res, err := bridge.Load(ctx, l)
-	l.Close()
-	if err != nil {
-		return nil, nil, loaderError(err)
-	}
-	return l, res, nil
+	return renderHermesExport(opts, res)
 }
 
 func writeJSON(opts *ExportOptions, v any) error {
@@ -271,120 +282,36 @@ func writeJSON(opts *ExportOptions, v any) error {
 	return enc.Encode(v)
 }
 
-func exportHermes(ctx context.Context, opts *ExportOptions) error {
-	secrets, err := parseSecrets(opts.Secrets)
-	if err != nil {
-		return err
-	}
-	force, err := forcedRuntime(opts.Runtime, opts.Config)
-	if err != nil {
-		return err
-	}
-	p, err := openRuntimePack(opts.Dir, opts.Path, force)
-	if err != nil {
-		return err
-	}
-	l, res, err := loadForExport(ctx, p, secrets)
-	if err != nil {
-		return err
-	}
-	if err := bridge.CheckNames(res.Tools); err != nil {
-		return exit.FailErr(err)
-	}
-	tools := bridge.FilterTags(res.Tools, opts.IncludeTags, opts.ExcludeTags)
-	if len(tools) == 0 {
-		if len(opts.IncludeTags)+len(opts.ExcludeTags) > 0 {
-			return exit.Failf("no tool of %s is left by the tag filters; check --include-tag and --exclude-tag", p.Name())
-		}
-		return exit.Failf("%s exposes no tool to serve", p.Name())
-	}
-	name := opts.ServerName
-	if name == "" {
-		name = bridge.DefaultServerName(p.Name())
-	}
-	var include []string
-	for _, t := range tools {
-		include = append(include, t.Name)
-	}
-	if err := bridge.CheckHermesNames(name, include); err != nil {
-		return exit.FailErr(err)
-	}
-	server := bridge.HermesServer{Name: name, Env: l.EnvNames(), Timeout: int(opts.Timeout), ConnectTimeout: int(opts.ConnectTimeout), Parallel: opts.Parallel, Include: include}
-	server.Command = opts.Command
-	if server.Command == "" {
-		exe, err := opts.Executable()
-		if err != nil {
-			return exit.Envf("cannot find the plaios executable (%v); give --command", err)
-		}
-		server.Command = exe
-	}
-	if opts.ArgsGiven {
-		server.Args = opts.Args
-	} else if opts.Command == "" {
-		server.Args = []string{"mcp", "serve", p.Dir}
-		for _, s := range opts.Secrets {
-			server.Args = append(server.Args, "--secret", s)
-		}
-	}
+// renderHermesExport prints the fragment, or says what the merge did.
+func renderHermesExport(opts *ExportOptions, res *bridge.HermesExportResult) error {
+	s := res.Server
 	if opts.Merge == "" {
-		frag, err := server.Fragment()
-		if err != nil {
-			return err
-		}
 		if opts.JSON {
-			var v any
-			if err := yaml.Unmarshal(frag, &v); err != nil {
+			servers, err := s.Servers()
+			if err != nil {
 				return err
 			}
-			m := v.(map[string]any)
-			return writeJSON(opts, map[string]any{"schemaVersion": 1, "mcp_servers": m["mcp_servers"]})
+			return writeJSON(opts, map[string]any{"schemaVersion": 1, "mcp_servers": servers})
 		}
-		_, err = opts.IO.Out.Write(frag)
+		_, err := opts.IO.Out.Write(res.Fragment)
 		return err
 	}
-	file := opts.Merge
-	if !filepath.IsAbs(file) {
-		wd, err := opts.Dir()
-		if err != nil {
-			return err
-		}
-		file = filepath.Join(wd, file)
-	}
-	old, err := os.ReadFile(file)
-	if err != nil && !os.IsNotExist(err) {
-		return exit.Failf("cannot read %s: %v", opts.Merge, err)
-	}
-	merged, replaced, err := server.Merge(old)
-	if err != nil {
-		return exit.Failf("cannot merge into %s: %v", opts.Merge, err)
-	}
-	written := false
-	if opts.DryRun {
-		if !opts.JSON {
-			_, err = opts.IO.Out.Write(merged)
-			return err
-		}
-	} else if string(merged) != string(old) || old == nil {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return exit.Failf("cannot write %s: %v", opts.Merge, err)
-		}
-		if err := bridge.WriteFileAtomic(file, merged); err != nil {
-			return exit.Failf("cannot write %s: %v", opts.Merge, err)
-		}
-		written = true
-	}
 	if opts.JSON {
-		return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": file, "server": name, "replaced": replaced, "written": written, "tools": include})
+		return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": res.File, "server": s.Name, "replaced": res.Replaced, "written": res.Written, "tools": s.Include})
 	}
-	verb := "added"
-	if replaced {
-		verb = "replaced"
+	if opts.DryRun {
+		_, err := opts.IO.Out.Write(res.Merged)
+		return err
 	}
-	if !written {
-		fmt.Fprintf(opts.IO.Out, "%s already holds server %s with %s\n", opts.Merge, name, countTools(len(include)))
+	if !res.Written {
+		fmt.Fprintf(opts.IO.Out, "%s already holds server %s with %s\n", opts.Merge, s.Name, countTools(len(s.Include)))
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "%s server %s in %s (%s: %s); run /reload-mcp in Hermes\n", verb, name, opts.Merge, countTools(len(include)), strings.Join(include, ", "))
+	verb := "added"
+	if res.Replaced {
+		verb = "replaced"
+	}
+	fmt.Fprintf(opts.IO.Out, "%s server %s in %s (%s: %s); run /reload-mcp in Hermes\n", verb, s.Name, opts.Merge, countTools(len(s.Include)), strings.Join(s.Include, ", "))
 	return nil
 }
 
@@ -395,173 +322,69 @@ func countTools(n int) string {
 	return fmt.Sprintf("%d tools", n)
 }
 
-func exportOpenClaw(ctx context.Context, opts *ExportOptions) error {
-	p, err := openPack(opts.Dir, opts.Path, pack.OpenClaw)
-	if err != nil {
-		return err
-	}
-	entry := bridge.EntryFile(p, "openclaw")
-	if entry == "" {
-		return exit.Usagef("%s is not an OpenClaw plugin: its package.json has no openclaw.extensions naming the built entry (such as [\"./dist/index.js\"])", opts.Path)
-	}
-	if err := refuseUnbuilt(p, opts.Path); err != nil {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(entry))); err != nil {
-		return exit.Failf("the built entry %s does not exist; build the plugin first", entry)
-	}
-	_, res, err := loadForExport(ctx, p, nil)
-	if err != nil {
-		return err
-	}
-	if err := bridge.CheckNames(res.Tools); err != nil {
-		return exit.FailErr(err)
-	}
-	m, err := bridge.OpenClawManifest(p, res)
-	if err != nil {
-		return exit.FailErr(err)
-	}
-	rel := relTo(opts, m.File)
+// renderOpenClawExport shows the drift (--check), the manifest (--dry-run) or what was
+// written; --check fails (exit 1) on drift.
+func renderOpenClawExport(opts *ExportOptions, m *bridge.OpenClawExportResult) error {
 	switch {
 	case opts.Check:
 		if opts.JSON {
-			if err := writeJSON(opts, map[string]any{"schemaVersion": 1, "file": rel, "upToDate": !m.Drift, "tools": nonNil(m.Tools), "diff": diffOrEmpty(m.Drift, m.Diff)}); err != nil {
+			if err := writeJSON(opts, map[string]any{"schemaVersion": 1, "file": m.Rel, "upToDate": !m.Drift, "tools": nonNil(m.Tools), "diff": diffOrEmpty(m.Drift, m.Diff)}); err != nil {
 				return err
 			}
 		} else if m.Drift {
 			fmt.Fprint(opts.IO.Out, m.Diff())
 		} else {
-			fmt.Fprintf(opts.IO.Out, "%s is up to date (%s)\n", rel, countTools(len(m.Tools)))
+			fmt.Fprintf(opts.IO.Out, "%s is up to date (%s)\n", m.Rel, countTools(len(m.Tools)))
 		}
 		if m.Drift {
-			return exit.Failf("%s is out of date with the built entry; run plaios export openclaw", rel)
+			return exit.Failf("%s is out of date with the built entry; run plaios export openclaw", m.Rel)
 		}
 		return nil
+	case opts.JSON:
+		return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": m.Rel, "changed": m.Changed, "written": m.Written, "tools": nonNil(m.Tools), "manifest": json.RawMessage(m.New)})
 	case opts.DryRun:
-		if opts.JSON {
-			return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": rel, "changed": string(m.New) != string(m.Old), "written": false, "tools": nonNil(m.Tools), "manifest": json.RawMessage(m.New)})
-		}
 		_, err := opts.IO.Out.Write(m.New)
 		return err
-	}
-	changed := string(m.New) != string(m.Old)
-	if changed {
-		if err := bridge.WriteFileAtomic(m.File, m.New); err != nil {
-			return exit.Failf("cannot write %s: %v", rel, err)
-		}
-	}
-	if opts.JSON {
-		return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": rel, "changed": changed, "written": changed, "tools": nonNil(m.Tools), "manifest": json.RawMessage(m.New)})
-	}
-	if changed {
-		fmt.Fprintf(opts.IO.Out, "wrote %s (%s: %s)\n", rel, countTools(len(m.Tools)), strings.Join(m.Tools, ", "))
-	} else {
-		fmt.Fprintf(opts.IO.Out, "%s is up to date (%s)\n", rel, countTools(len(m.Tools)))
+	case m.Written:
+		fmt.Fprintf(opts.IO.Out, "wrote %s (%s: %s)\n", m.Rel, countTools(len(m.Tools)), strings.Join(m.Tools, ", "))
+	default:
+		fmt.Fprintf(opts.IO.Out, "%s is up to date (%s)\n", m.Rel, countTools(len(m.Tools)))
 	}
 	return nil
 }
 
-func exportPi(ctx context.Context, opts *ExportOptions) error {
-	p, err := openPack(opts.Dir, opts.Path, pack.Pi)
-	if err != nil {
-		return err
-	}
-	entry := bridge.PiEntry(p)
-	if entry == "" {
-		return exit.Usagef("cannot tell the extension entry of %s: give package.json a pi.extensions, exports or main naming the built entry", opts.Path)
-	}
-	if err := refuseUnbuilt(p, opts.Path); err != nil {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(entry))); err != nil {
-		return exit.Failf("the built entry %s does not exist; build the extension first", entry)
-	}
-	r, err := bridge.PiPackage(p, entry)
-	if err != nil {
-		return exit.FailErr(err)
-	}
-	// Prove the entry is a Pi extension: load it as one, with the pi field as it will be.
-	if err := loadPiEntry(ctx, p, r); err != nil {
-		return err
-	}
-	rel := relTo(opts, r.File)
-	if !opts.Quiet() {
-		for _, n := range r.Notes {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", n)
-		}
-	}
+// renderPiExport shows the difference (--check), the new package.json (--dry-run) or what
+// changed; --check fails (exit 1) when a field is missing.
+func renderPiExport(opts *ExportOptions, r *bridge.PiExportResult) error {
 	switch {
 	case opts.Check:
-		diff := unifiedText(rel, string(r.Old), string(r.New))
 		if opts.JSON {
-			if err := writeJSON(opts, map[string]any{"schemaVersion": 1, "file": rel, "upToDate": !r.Changed(), "changes": nonNil(r.Changes), "diff": diffOrEmpty(r.Changed(), func() string { return diff })}); err != nil {
+			if err := writeJSON(opts, map[string]any{"schemaVersion": 1, "file": r.Rel, "upToDate": !r.Changed(), "changes": nonNil(r.Changes), "diff": diffOrEmpty(r.Changed(), r.Diff)}); err != nil {
 				return err
 			}
 		} else if r.Changed() {
-			fmt.Fprint(opts.IO.Out, diff)
+			fmt.Fprint(opts.IO.Out, r.Diff())
 		} else {
-			fmt.Fprintf(opts.IO.Out, "%s has what a Pi package needs\n", rel)
+			fmt.Fprintf(opts.IO.Out, "%s has what a Pi package needs\n", r.Rel)
 		}
 		if r.Changed() {
-			return exit.Failf("%s lacks what a Pi package needs; run plaios export pi", rel)
+			return exit.Failf("%s lacks what a Pi package needs; run plaios export pi", r.Rel)
 		}
 		return nil
+	case opts.JSON:
+		return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": r.Rel, "changed": r.Changed(), "written": r.Written, "changes": nonNil(r.Changes), "entry": r.Entry})
 	case opts.DryRun:
-		if opts.JSON {
-			return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": rel, "changed": r.Changed(), "written": false, "changes": nonNil(r.Changes), "entry": r.Entry})
-		}
 		_, err := opts.IO.Out.Write(r.New)
 		return err
-	}
-	if r.Changed() {
-		if err := bridge.WriteFileAtomic(r.File, r.New); err != nil {
-			return exit.Failf("cannot write %s: %v", rel, err)
-		}
-	}
-	if opts.JSON {
-		return writeJSON(opts, map[string]any{"schemaVersion": 1, "file": rel, "changed": r.Changed(), "written": r.Changed(), "changes": nonNil(r.Changes), "entry": r.Entry})
-	}
-	if !r.Changed() {
-		fmt.Fprintf(opts.IO.Out, "%s has what a Pi package needs\n", rel)
+	case !r.Changed():
+		fmt.Fprintf(opts.IO.Out, "%s has what a Pi package needs\n", r.Rel)
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "updated %s:\n", rel)
+	fmt.Fprintf(opts.IO.Out, "updated %s:\n", r.Rel)
 	for _, c := range r.Changes {
 		fmt.Fprintf(opts.IO.Out, "  %s\n", c)
 	}
 	return nil
-}
-
-// loadPiEntry loads the extension entry as Pi would, reading the edited package.json.
-func loadPiEntry(ctx context.Context, p *bridge.Pack, r *bridge.PiResult) error {
-	pkgJSON := p.Pack.Pkg.JSON
-	if r.Changed() {
-		edited, err := bridge.ReadPackageJSONBytes(r.New)
-		if err != nil {
-			return exit.FailErr(err)
-		}
-		saved := pkgJSON.Value
-		pkgJSON.Value = edited
-		defer func() { pkgJSON.Value = saved }()
-	}
-	_, res, err := loadForExport(ctx, p, nil)
-	if err != nil {
-		return err
-	}
-	return exit.FailErr(bridge.CheckNames(res.Tools))
-}
-
-func (o *ExportOptions) Quiet() bool { return o.IO.Quiet }
-
-func relTo(opts *ExportOptions, file string) string {
-	wd, err := opts.Dir()
-	if err != nil {
-		return file
-	}
-	if rel, err := filepath.Rel(wd, file); err == nil && !strings.HasPrefix(rel, "..") {
-		return filepath.ToSlash(rel)
-	}
-	return file
 }
 
 func nonNil(xs []string) []string {
@@ -576,8 +399,4 @@ func diffOrEmpty(drift bool, diff func() string) string {
 		return ""
 	}
 	return diff()
-}
-
-func unifiedText(name, a, b string) string {
-	return bridge.UnifiedDiff(name+" (on disk)", name+" (as export pi writes it)", a, b)
 }

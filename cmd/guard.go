@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,7 +19,6 @@ import (
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/guard"
 	"github.com/plaios/plaios/internal/sandbox"
-	"github.com/plaios/plaios/internal/workspace"
 )
 
 // GuardOptions holds the inputs of `plaios guard` and what it needs from the outside.
@@ -167,11 +165,6 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		}
 		sev[id] = s
 	}
-	fixtures := map[string]workspace.Fixture{}
-	for d, fx := range cfg.Fixtures {
-		dir := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(d, "./")))
-		fixtures[dir] = workspace.Fixture{Secrets: fx.Secrets, Options: fx.Options, InstallScripts: fx.InstallScripts}
-	}
 	format := opts.Format
 	if opts.JSON {
 		format = "json"
@@ -190,7 +183,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		PackManager: cfg.PackManager,
 		Runtime:     force,
 		Severity:    sev,
-		Fixtures:    fixtures,
+		Fixtures:    configFixtures(cfg),
 		Getenv:      opts.Getenv,
 		HTTP:        httpc,
 	}

@@ -3,15 +3,10 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -20,7 +15,6 @@ import (
 	"github.com/plaios/plaios/internal/bridge"
 	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
-	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/sandbox"
 )
 
@@ -82,7 +76,8 @@ Secrets never come from arguments: an AgentOS getSecret(id) reads the environmen
 --secret id=ENV_VAR names, else the manifest's envVar, else the id's conventional name
 (serper.apiKey → SERPER_API_KEY); PLAIOS configuration comes from each field's env. Secret
 values are redacted from every result. Tools whose required secret or configuration is
-missing are left out, with a warning on stderr.
+missing are left out, with a warning on stderr. Options a factory needs to load come from the
+fixtures guard reads (the role map's, with .plaios.yaml's fixtures laid over them).
 
 The pack's runtime comes from its content, as for validate; --runtime (or the configuration's
 runtime) forces one.`,
@@ -97,7 +92,7 @@ runtime) forces one.`,
 				opts.Path = args[0]
 			}
 			opts.JSON = f.JSON
-			if _, err := parseSecrets(opts.Secrets); err != nil {
+			if _, err := bridge.ParseSecrets(opts.Secrets); err != nil {
 				return err
 			}
 			if opts.Timeout <= 0 {
@@ -129,134 +124,31 @@ runtime) forces one.`,
 	return c
 }
 
-var envVarName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
-
-// parseSecrets reads --secret id=ENV_VAR flags. A value that is not an environment variable's
-// name is refused without being repeated: it may be the secret itself.
-func parseSecrets(flags []string) (map[string]string, error) {
-	m := map[string]string{}
-	for _, s := range flags {
-		id, env, ok := strings.Cut(s, "=")
-		id = strings.TrimSpace(id)
-		if !ok || id == "" {
-			return nil, exit.Usagef("--secret takes ID=ENV_VAR, the secret's id and the environment variable that holds it")
-		}
-		if !envVarName().MatchString(env) {
-			return nil, exit.Usagef("--secret %s=…: after = give the name of the environment variable that holds the secret (letters, digits and _), never the secret itself", id)
-		}
-		m[id] = env
-	}
-	return m, nil
-}
-
-// resolvePackDir turns PATH into an absolute folder, relative to -C.
-func resolvePackDir(dirFn func() (string, error), path string) (string, error) {
-	wd, err := dirFn()
-	if err != nil {
-		return "", err
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(wd, path)
-	}
-	return filepath.Clean(path), nil
-}
-
-// openPack opens the pack in PATH, refusing (exit 2) what is not a package.
-func openPack(dirFn func() (string, error), path string, force pack.Runtime) (*bridge.Pack, error) {
-	dir, err := resolvePackDir(dirFn, path)
-	if err != nil {
-		return nil, err
-	}
-	p, err := bridge.Open(dir, force)
-	if err != nil {
-		return nil, exit.UsageErr(err)
-	}
-	if p.Runtime() == pack.None && bridge.EntryFile(p, "openclaw") != "" {
-		// An OpenClaw plugin whose manifest export openclaw has not written yet.
-		return bridge.Open(dir, pack.OpenClaw)
-	}
-	return p, nil
-}
-
-// openRuntimePack opens the pack in PATH and refuses (exit 2) a package of no runtime plaios
-// knows: the tools of `mcp serve` and `export hermes` come from a runtime's contract. force,
-// when not None, is the runtime --runtime or the configuration gives.
-func openRuntimePack(dirFn func() (string, error), path string, force pack.Runtime) (*bridge.Pack, error) {
-	p, err := openPack(dirFn, path, force)
-	if err != nil {
-		return nil, err
-	}
-	if p.Runtime() == pack.None {
-		return nil, exit.Usagef("%s is not a pack of a runtime plaios knows: it has no agent-os.package.yaml, no manifest.json declaring extensions and no dependency on @framers/agentos, no openclaw.plugin.json and no pi field in package.json; give --runtime to force one", path)
-	}
-	if err := refuseUnbuilt(p, path); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// refuseUnbuilt fails (exit 1) a pack whose runtime would load a file its build makes and that
-// is not there yet, saying so and how to build it, before any node process is started.
-func refuseUnbuilt(p *bridge.Pack, path string) error {
-	if msg := bridge.NotBuilt(p, path); msg != "" {
-		return exit.Failf("%s", msg)
-	}
-	return nil
-}
-
-// loaderError gives a loader's failure its exit code: a pack that did not load fails (1),
-// node or the sandbox missing is the environment (3).
-func loaderError(err error) error {
-	var le *bridge.LoadError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &le):
-		return exit.Failf("the pack did not load: %s", le.Reason)
-	case errors.Is(err, context.Canceled):
-		return exit.Failf("interrupted")
-	case errors.Is(err, sandbox.ErrUnavailable), strings.Contains(err.Error(), "node is not on PATH"):
-		return exit.EnvErr(err)
-	}
-	var ee *exit.Error
-	if errors.As(err, &ee) {
-		return err
-	}
-	return exit.EnvErr(err)
-}
-
 // mcpServeRun serves the pack over MCP. ctx is the command's context, never nil (cobra gives every command one).
 func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	force, err := forcedRuntime(opts.Runtime, opts.Config)
+	// A bad --secret is refused before anything is read, naming the id only.
+	if _, err := bridge.ParseSecrets(opts.Secrets); err != nil {
+		return err
+	}
+	t, err := packTarget(opts.Dir, opts.Config, opts.Path, opts.Runtime)
 	if err != nil {
 		return err
 	}
-	p, err := openRuntimePack(opts.Dir, opts.Path, force)
-	if err != nil {
-		return err
-	}
-	secrets, err := parseSecrets(opts.Secrets)
-	if err != nil {
-		return err
-	}
-	var log io.Writer
+	serve := bridge.Serve{Target: t, Secrets: opts.Secrets, Offline: opts.Offline, Timeout: opts.Timeout, CallTimeout: opts.CallTimeout,
+		Sandbox: sandbox.Mode(opts.Sandbox), Getenv: opts.Getenv}
 	if opts.IO.Verbose {
-		log = opts.IO.ErrOut
+		serve.Log = opts.IO.ErrOut
 	}
-	mode := sandbox.Mode(opts.Sandbox)
-	if mode == sandbox.Off && !opts.IO.Quiet {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the pack's code runs uncontained, with this user's files; only its environment is filtered and its attempts to reach the network while loading are refused")
+	if serve.Sandbox == sandbox.Off && !opts.IO.Quiet {
+		serve.Opened = func(*bridge.Pack) {
+			fmt.Fprintln(opts.IO.ErrOut, "warning: --sandbox off: the pack's code runs uncontained, with this user's files; only its environment is filtered and its attempts to reach the network while loading are refused")
+		}
 	}
-	l, err := bridge.NewLoader(ctx, &bridge.Loader{Pack: p, SecretEnv: secrets, Offline: opts.Offline, Timeout: opts.Timeout, Log: log, Getenv: opts.Getenv, Sandbox: mode})
+	srv, err := serve.Start(ctx)
 	if err != nil {
-		return loaderError(err)
-	}
-	defer l.Close()
-	srv, err := bridge.NewServer(ctx, bridge.ServerOptions{Loader: l, Getenv: opts.Getenv, Log: log, CallTimeout: opts.CallTimeout})
-	if err != nil {
-		return loaderError(err)
+		return err
 	}
 	defer srv.Close()
 	if !opts.IO.Quiet {
@@ -268,7 +160,7 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 		return writeToolList(opts.IO, opts.JSON, srv.Tools())
 	}
 	if opts.IO.Verbose {
-		fmt.Fprintf(opts.IO.ErrOut, "serving %d tools of %s over MCP on stdio\n", len(srv.Tools()), p.Name())
+		fmt.Fprintf(opts.IO.ErrOut, "serving %d tools of %s over MCP on stdio\n", len(srv.Tools()), srv.Pack.Name())
 	}
 	err = srv.Run(ctx, bridge.Transport(opts.IO.In, opts.IO.Out))
 	if err != nil && ctx.Err() == nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/publish"
+	"github.com/plaios/plaios/release/releaseplan"
 )
 
 // PublishOptions holds the inputs of `plaios publish` and what it needs from the outside.
@@ -133,21 +134,8 @@ refuses the credentials) after retries.`,
 // body resolves the pull request description: the event (--event, else GITHUB_EVENT_PATH)
 // when it is a pull_request event, else none (publish then reads the head commit's body).
 func (o *PublishOptions) body(dir string) (string, bool, error) {
-	path, fromEnv := o.Event, false
-	if !o.EventSet && path == "" {
-		path, fromEnv = o.Getenv("GITHUB_EVENT_PATH"), true
-	}
-	if path == "" {
-		return "", false, nil
-	}
-	_, body, ok, err := readEvent(dir, path)
-	if err != nil {
-		if fromEnv {
-			return "", false, exit.Envf("GITHUB_EVENT_PATH %s: %v", path, err)
-		}
-		return "", false, exit.Usagef("--event %s: %v", path, err)
-	}
-	return body, ok, nil
+	ev, ok, err := releaseplan.EventSource{File: o.Event, FileSet: o.EventSet, Getenv: o.Getenv}.Read(dir)
+	return ev.Body, ok, err
 }
 
 // runPublish publishes the plan. ctx is the command's context, never nil (cobra gives every command one).

@@ -3,14 +3,9 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/http"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,8 +37,6 @@ type ReleasePlanOptions struct {
 	Write       bool
 
 	TitleSet, BodySet, EventSet bool
-
-	number int // the pull request's number, from the event
 }
 
 // NewCmdReleasePlan builds `plaios release-plan`.
@@ -104,113 +97,13 @@ commit's message, as a squash merge writes it. Read-only unless --write.`,
 	return c
 }
 
-// prText resolves the pull request's title and body: flags, then the event, then (TitleSet
-// false) the head commit.
-func (o *ReleasePlanOptions) prText(dir string) (title, body string, titleSet bool, err error) {
-	if o.BodyFile != "" {
-		var data []byte
-		if o.BodyFile == "-" {
-			data, err = io.ReadAll(o.IO.In)
-		} else {
-			p := o.BodyFile
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			data, err = os.ReadFile(p)
-		}
-		if err != nil {
-			return "", "", false, exit.Usagef("--body-file %s cannot be read: %v", o.BodyFile, unwrapPath(err))
-		}
-		o.Body, o.BodySet = string(data), true
+// description is where the pull request's title and body come from (the flags, the event,
+// the head commit), for releaseplan.Description.Resolve.
+func (o *ReleasePlanOptions) description() releaseplan.Description {
+	return releaseplan.Description{
+		Title: o.Title, TitleSet: o.TitleSet, Body: o.Body, BodySet: o.BodySet, BodyFile: o.BodyFile, Stdin: o.IO.In,
+		Event: releaseplan.EventSource{File: o.Event, FileSet: o.EventSet, Getenv: o.Getenv},
 	}
-	eventPath, fromEnv := o.Event, false
-	if !o.EventSet && eventPath == "" {
-		eventPath, fromEnv = o.Getenv("GITHUB_EVENT_PATH"), true
-	}
-	var evTitle, evBody string
-	var evOK bool
-	if eventPath != "" {
-		var ev prEvent
-		ev, evOK, err = readPREvent(dir, eventPath)
-		evTitle, evBody, o.number = ev.title, ev.body, ev.number
-		if err != nil {
-			if fromEnv {
-				return "", "", false, exit.Envf("GITHUB_EVENT_PATH %s: %v", eventPath, err)
-			}
-			return "", "", false, exit.Usagef("--event %s: %v", eventPath, err)
-		}
-	}
-	switch {
-	case o.TitleSet:
-		title, titleSet = o.Title, true
-		if o.BodySet {
-			body = o.Body
-		} else if evOK {
-			body = evBody
-		}
-	case evOK:
-		title, body, titleSet = evTitle, evBody, true
-		if o.BodySet {
-			body = o.Body
-		}
-	case o.BodySet:
-		// A description without a title: the title still comes from the commit.
-		return "", o.Body, false, nil
-	}
-	return title, body, titleSet, nil
-}
-
-// prEvent is what a pull_request event says about the pull request.
-type prEvent struct {
-	title, body string
-	number      int
-}
-
-// readEvent reads a GitHub event payload; ok is false when it is not about a pull request.
-func readEvent(dir, file string) (title, body string, ok bool, err error) {
-	ev, ok, err := readPREvent(dir, file)
-	return ev.title, ev.body, ok, err
-}
-
-// readPREvent reads a GitHub event payload's pull request; ok is false when it has none.
-func readPREvent(dir, file string) (prEvent, bool, error) {
-	title, body, number, ok, err := readEventFile(dir, file)
-	return prEvent{title, body, number}, ok, err
-}
-
-func readEventFile(dir, file string) (title, body string, number int, ok bool, err error) {
-	if !filepath.IsAbs(file) {
-		file = filepath.Join(dir, file)
-	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return "", "", 0, false, fmt.Errorf("cannot be read (%v)", unwrapPath(err))
-	}
-	var ev struct {
-		PullRequest *struct {
-			Title  *string `json:"title"`
-			Body   *string `json:"body"`
-			Number int     `json:"number"`
-		} `json:"pull_request"`
-	}
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return "", "", 0, false, fmt.Errorf("is not a GitHub event payload (not JSON: %v)", err)
-	}
-	if ev.PullRequest == nil || ev.PullRequest.Title == nil {
-		return "", "", 0, false, nil
-	}
-	if ev.PullRequest.Body != nil {
-		body = *ev.PullRequest.Body
-	}
-	return *ev.PullRequest.Title, body, ev.PullRequest.Number, true, nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // RunReleasePlan makes the plan, prints it, writes --out and, with --write, the versions.
@@ -223,27 +116,25 @@ func RunReleasePlan(ctx context.Context, o *ReleasePlanOptions) error {
 	if err != nil {
 		return err
 	}
-	title, body, titleSet, err := o.prText(dir)
+	ropts, err := o.description().Resolve(dir)
 	if err != nil {
 		return err
 	}
-	res, err := releaseplan.Run(ctx, releaseplan.Options{
-		Dir: dir, Base: o.Base, Head: o.Head,
-		Title: title, Body: body, TitleSet: titleSet, Number: o.number,
-		// Registry requests wait on the network, not the CPU: 4 per job, at least 8.
-		Jobs: max(8, 4*cfg.Jobs),
-		Client: func(root string) (*registry.Client, error) {
-			rc, err := npmrc.Load(root, o.Getenv)
-			if err != nil {
-				return nil, exit.EnvErr(err)
-			}
-			hc, err := o.HTTPClient()
-			if err != nil {
-				return nil, exit.EnvErr(err)
-			}
-			return &registry.Client{HTTP: hc, NPMRC: rc, Registry: cfg.Registry, Abbreviated: true, UserAgent: "plaios/" + version()}, nil
-		},
-	})
+	ropts.Dir, ropts.Base, ropts.Head = dir, o.Base, o.Head
+	// Registry requests wait on the network, not the CPU: 4 per job, at least 8.
+	ropts.Jobs = max(8, 4*cfg.Jobs)
+	ropts.Client = func(root string) (*registry.Client, error) {
+		rc, err := npmrc.Load(root, o.Getenv)
+		if err != nil {
+			return nil, exit.EnvErr(err)
+		}
+		hc, err := o.HTTPClient()
+		if err != nil {
+			return nil, exit.EnvErr(err)
+		}
+		return &registry.Client{HTTP: hc, NPMRC: rc, Registry: cfg.Registry, Abbreviated: true, UserAgent: "plaios/" + version()}, nil
+	}
+	res, err := releaseplan.Run(ctx, ropts)
 	if err != nil {
 		return err
 	}
@@ -263,12 +154,8 @@ func RunReleasePlan(ctx context.Context, o *ReleasePlanOptions) error {
 		return err
 	}
 	if o.Out != "" {
-		p := o.Out
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return exit.Envf("cannot write the plan to %s: %v", o.Out, unwrapPath(err))
+		if err := releaseplan.WritePlan(dir, o.Out, data); err != nil {
+			return err
 		}
 	}
 	if !plan.OK() {

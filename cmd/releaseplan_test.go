@@ -249,6 +249,12 @@ func TestWorkedExamples(t *testing.T) {
 // gitHeadOf reads the gitHead the registry's full packument records for name@version.
 func gitHeadOf(t *testing.T, reg *testenv.Registry, name, version string) string {
 	t.Helper()
+	return gitHeads(t, reg, name)[version]
+}
+
+// gitHeads reads the registry's full packument of name: version → the gitHead it records.
+func gitHeads(t *testing.T, reg *testenv.Registry, name string) map[string]string {
+	t.Helper()
 	resp, err := http.Get(reg.URL + strings.Replace(name, "/", "%2f", 1))
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +268,11 @@ func gitHeadOf(t *testing.T, reg *testenv.Registry, name, version string) string
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	return doc.Versions[version].GitHead
+	out := map[string]string{}
+	for v, d := range doc.Versions {
+		out[v] = d.GitHead
+	}
+	return out
 }
 
 func highest(last string, tags []string) string {
@@ -465,63 +475,6 @@ func TestNPMRCScopedRegistryAndToken(t *testing.T) {
 	}
 	if strings.Contains(pr.out.String()+pr.err.String(), "s3cr3t") {
 		t.Error("the token was printed")
-	}
-}
-
-// TestPRTextSources checks where the title and description come from: flags, then the
-// pull_request event (--event, else GITHUB_EVENT_PATH), then the head commit.
-func TestPRTextSources(t *testing.T) {
-	dir := t.TempDir()
-	event := filepath.Join(dir, "event.json")
-	if err := os.WriteFile(event, []byte(`{"action":"closed","pull_request":{"title":"feat!: from the event","body":"event body"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	push := filepath.Join(dir, "push.json")
-	if err := os.WriteFile(push, []byte(`{"ref":"refs/heads/main","head_commit":{"message":"x"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bodyFile := filepath.Join(dir, "body.md")
-	if err := os.WriteFile(bodyFile, []byte("BREAKING CHANGE: from a file"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name        string
-		set         func(o *ReleasePlanOptions)
-		env         map[string]string
-		title, body string
-		titleSet    bool
-		code        int
-	}{
-		{"nothing: the commit", func(o *ReleasePlanOptions) {}, nil, "", "", false, 0},
-		{"flags", func(o *ReleasePlanOptions) { o.Title, o.TitleSet, o.Body, o.BodySet = "fix: t", true, "b", true }, nil, "fix: t", "b", true, 0},
-		{"event from GITHUB_EVENT_PATH", func(o *ReleasePlanOptions) {}, map[string]string{"GITHUB_EVENT_PATH": event}, "feat!: from the event", "event body", true, 0},
-		{"title flag over the event, event body kept", func(o *ReleasePlanOptions) { o.Title, o.TitleSet = "fix: flag", true }, map[string]string{"GITHUB_EVENT_PATH": event}, "fix: flag", "event body", true, 0},
-		{"explicit --event", func(o *ReleasePlanOptions) { o.Event, o.EventSet = event, true }, nil, "feat!: from the event", "event body", true, 0},
-		{"a push event falls back to the commit", func(o *ReleasePlanOptions) { o.Event, o.EventSet = push, true }, nil, "", "", false, 0},
-		{"body file", func(o *ReleasePlanOptions) { o.Title, o.TitleSet, o.BodyFile = "feat: x", true, bodyFile }, nil, "feat: x", "BREAKING CHANGE: from a file", true, 0},
-		{"body from stdin", func(o *ReleasePlanOptions) {
-			o.Title, o.TitleSet, o.BodyFile = "feat: x", true, "-"
-			o.IO.In = strings.NewReader("from stdin")
-		}, nil, "feat: x", "from stdin", true, 0},
-		{"missing --event file", func(o *ReleasePlanOptions) { o.Event, o.EventSet = filepath.Join(dir, "nope.json"), true }, nil, "", "", false, exit.Usage},
-		{"missing GITHUB_EVENT_PATH file", func(o *ReleasePlanOptions) {}, map[string]string{"GITHUB_EVENT_PATH": filepath.Join(dir, "nope.json")}, "", "", false, exit.Env},
-		{"missing --body-file", func(o *ReleasePlanOptions) { o.BodyFile = filepath.Join(dir, "nope.md") }, nil, "", "", false, exit.Usage},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			pr := newPlanRun(dir, "", tc.env)
-			tc.set(pr.opts)
-			title, body, titleSet, err := pr.opts.prText(dir)
-			if exit.Code(err) != tc.code {
-				t.Fatalf("code %d (%v), want %d", exit.Code(err), err, tc.code)
-			}
-			if err != nil {
-				return
-			}
-			if title != tc.title || body != tc.body || titleSet != tc.titleSet {
-				t.Errorf("got %q / %q / %v, want %q / %q / %v", title, body, titleSet, tc.title, tc.body, tc.titleSet)
-			}
-		})
 	}
 }
 

@@ -133,17 +133,13 @@ func (f *Factory) loadConfig() (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := f.configFile
-	if path == "" {
-		path = f.Getenv("PLAIOS_CONFIG")
+	given := f.configFile
+	if given == "" {
+		given = f.Getenv("PLAIOS_CONFIG")
 	}
-	if path != "" && !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
-	}
-	if path == "" {
-		path = config.Find(dir)
-	} else if _, err := os.Stat(path); err != nil {
-		return nil, exit.Usagef("the configuration file %s does not exist; check --config", path)
+	path, err := config.Locate(dir, given)
+	if err != nil {
+		return nil, exit.UsageErr(err)
 	}
 	f.bindChanged()
 	v.SetEnvPrefix("PLAIOS")

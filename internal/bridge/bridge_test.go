@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 
 func serveForTest(dir string) int {
 	ctx := context.Background()
-	p, err := Open(dir, pack.None)
+	p, err := Open(dir, pack.None, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -186,6 +186,12 @@ func (l *Loader) childEnv() []string {
 			env = append(env, k+"="+v)
 		}
 	}
+	if l.Serve && !l.Offline {
+		// Tool calls have the network: they reach it through this machine's certificate
+		// authorities and proxies (the files are shown to the child by mounts).
+		netEnv, _ := sandbox.NetworkEnv(l.getenv)
+		env = append(env, netEnv...)
+	}
 	if l.Serve {
 		for _, k := range l.EnvNames() {
 			if v := l.getenv(k); v != "" {
@@ -206,6 +212,10 @@ func (l *Loader) mounts() []sandbox.Mount {
 		packDir = real
 	}
 	ms := []sandbox.Mount{{Path: l.project}, {Path: packDir}}
+	if l.Serve && !l.Offline {
+		_, netMounts := sandbox.NetworkEnv(l.getenv)
+		ms = append(ms, netMounts...)
+	}
 	seen := map[string]bool{packDir: true}
 	add := func(p string) {
 		if real, err := filepath.EvalSymlinks(p); err == nil && !seen[real] && !within(real, packDir) {

@@ -9,6 +9,16 @@
 // was), OpenClaw's openclaw.plugin.json (as `openclaw plugins build` would), and the
 // package.json fields of a Pi package (changing only those bytes).
 //
+// # The commands' actions
+//
+// The workflows of `plaios mcp serve` and `plaios export` live here, as helm's pkg/action
+// holds its actions, so that the command files only wire flags to them and render what they
+// return: Target is the package the command names (opened with the configuration's fixtures
+// laid over the role map's, workspace.FixtureOf, as guard reads them); Serve starts a Session;
+// HermesExport, OpenClawExport and PiExport load the pack once with guard's inert inputs, build
+// what the other runtime reads and write it. Their errors carry the command's exit code
+// (internal/exit).
+//
 // # Containment and the network
 //
 // Every child runs in internal/sandbox: user, PID and mount namespaces, no capability, a new

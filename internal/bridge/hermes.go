@@ -122,6 +122,20 @@ func (s HermesServer) Fragment() ([]byte, error) {
 	return encodeYAML(mapping(scalar("mcp_servers"), mapping(scalar(s.Name), s.node())))
 }
 
+// Servers is the fragment's mcp_servers value as YAML reads it back: what a JSON rendering of
+// the fragment holds.
+func (s HermesServer) Servers() (any, error) {
+	frag, err := s.Fragment()
+	if err != nil {
+		return nil, err
+	}
+	var v map[string]any
+	if err := yaml.Unmarshal(frag, &v); err != nil {
+		return nil, err
+	}
+	return v["mcp_servers"], nil
+}
+
 // entry is the server's key and value as lines indented by indent spaces.
 func (s HermesServer) entry(indent int) ([]string, error) {
 	data, err := encodeYAML(mapping(scalar(s.Name), s.node()))

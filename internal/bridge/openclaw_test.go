@@ -14,7 +14,7 @@ import (
 
 func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) {
 	t.Helper()
-	p, err := Open(dir, force)
+	p, err := Open(dir, force, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

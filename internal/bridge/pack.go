@@ -13,7 +13,8 @@ import (
 type Pack struct {
 	Dir  string // absolute
 	Pack *pack.Pack
-	// Fixture is the role map's fixture for the package, when its repository has one.
+	// Fixture is the package's inert input: the role map's fixture with the configuration's
+	// laid over it (workspace.FixtureOf).
 	Fixture workspace.Fixture
 }
 
@@ -25,8 +26,9 @@ func (p *Pack) Runtime() pack.Runtime { return p.Pack.Runtime }
 
 // Open reads the package in dir: its workspace (the nearest repository root above it, so that
 // the role map and the repository layout count, as for validate and guard), its package.json
-// and its runtime manifest. force, when not None, decides the runtime.
-func Open(dir string, force pack.Runtime) (*Pack, error) {
+// and its runtime manifest. force, when not None, decides the runtime. fixtures are the
+// configuration's `fixtures:` (nil: none), laid over the role map's for the package.
+func Open(dir string, force pack.Runtime, fixtures map[string]workspace.Fixture) (*Pack, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -64,9 +66,5 @@ func Open(dir string, force pack.Runtime) (*Pack, error) {
 	if pkg.JSON.Name == "" {
 		return nil, fmt.Errorf("%s has no name; a pack is loaded under its npm name", filepath.Join(dir, "package.json"))
 	}
-	p := &Pack{Dir: abs, Pack: pack.Load(ws, pkg, force)}
-	if ws.Roles != nil {
-		p.Fixture = ws.Roles.Fixtures[pkg.Dir]
-	}
-	return p, nil
+	return &Pack{Dir: abs, Pack: pack.Load(ws, pkg, force), Fixture: workspace.FixtureOf(ws, pkg.Dir, fixtures)}, nil
 }

@@ -67,7 +67,7 @@ func TestPiExportLoadsInTheRealPi(t *testing.T) {
 	ext := filepath.Join(root, "pi-weather")
 	testenv.CopyTree(t, fixtureDir(t, "pi-ext"), ext)
 
-	p, err := Open(ext, pack.Pi)
+	p, err := Open(ext, pack.Pi, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

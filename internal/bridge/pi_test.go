@@ -40,7 +40,7 @@ func TestPiPackage(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(c.in), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			p, err := Open(dir, pack.Pi)
+			p, err := Open(dir, pack.Pi, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestPiPackage(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "package.json"), r.New, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			p, _ = Open(dir, pack.Pi)
+			p, _ = Open(dir, pack.Pi, nil)
 			again, err := PiPackage(p, PiEntry(p))
 			if err != nil || again.Changed() {
 				t.Errorf("a second run changes %q (%v)", again.Changes, err)

@@ -174,7 +174,7 @@ func TestServeOtherRuntimes(t *testing.T) {
 	t.Run("pi", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "pi")
 		testenv.CopyTree(t, fixtureDir(t, "pi-ext"), dir)
-		p, err := Open(dir, pack.Pi)
+		p, err := Open(dir, pack.Pi, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

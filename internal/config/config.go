@@ -93,6 +93,22 @@ func Find(dir string) string {
 	}
 }
 
+// Locate is the configuration file a command reads from dir: given (--config, else
+// PLAIOS_CONFIG), relative to dir, which must exist; without one, the nearest .plaios.yaml from
+// dir upwards (Find). It returns "" when there is no file to read.
+func Locate(dir, given string) (string, error) {
+	if given == "" {
+		return Find(dir), nil
+	}
+	if !filepath.IsAbs(given) {
+		given = filepath.Join(dir, given)
+	}
+	if _, err := os.Stat(given); err != nil {
+		return "", fmt.Errorf("the configuration file %s does not exist; check --config", given)
+	}
+	return given, nil
+}
+
 // Error is a problem in the configuration file, with its position.
 type Error struct {
 	File string

@@ -31,6 +31,33 @@ func TestFindWalksUp(t *testing.T) {
 	}
 }
 
+// TestLocate: --config (or PLAIOS_CONFIG) names the file, relative to the working directory,
+// and it must exist; without one the nearest .plaios.yaml counts, and none is "".
+func TestLocate(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Locate(deep, ""); err != nil || strings.HasPrefix(got, root) {
+		t.Fatalf("no file: Locate = %q, %v", got, err)
+	}
+	found := write(t, filepath.Join(root, "a"), "jobs: 2\n")
+	other := filepath.Join(deep, "other.yaml")
+	if err := os.WriteFile(other, []byte("jobs: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ given, want string }{{"", found}, {"other.yaml", other}, {other, other}} {
+		if got, err := Locate(deep, c.given); err != nil || got != c.want {
+			t.Errorf("Locate(%q) = %q, %v; want %q", c.given, got, err, c.want)
+		}
+	}
+	_, err := Locate(deep, "missing.yaml")
+	if want := "the configuration file " + filepath.Join(deep, "missing.yaml") + " does not exist; check --config"; err == nil || err.Error() != want {
+		t.Errorf("a missing --config: %v, want %q", err, want)
+	}
+}
+
 func TestCheck(t *testing.T) {
 	cases := []struct {
 		name, yaml string

@@ -196,6 +196,9 @@ type run struct {
 	sb      *sandbox.Sandbox
 	log     io.Writer
 	mu      sync.Mutex
+	// hostMounts are the folders outside the workspace that host packages linked into the
+	// guard project live in (showHost), shown read-only to the imports.
+	hostMounts []sandbox.Mount
 }
 
 func newRun(opts Options) (*run, error) {

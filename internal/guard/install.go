@@ -239,14 +239,18 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), manifest, 0o644); err != nil {
 		return err
 	}
-	// The workspace's own .npmrc (scoped registries, credentials) applies to its dependencies:
-	// npm's install, which runs no script, is the one step that gets it, expanded, since its
-	// environment holds no token; it is gone before any package code runs.
+	// The npm configuration the user's own npm would use here — the workspace's .npmrc, the
+	// user's (npm_config_userconfig or ~/.npmrc), the global one and the npm_config_*
+	// variables: registries, scopes, credentials, TLS — applies to the dependencies. npm's
+	// install, which runs no script, is the one step that gets it, as one file, expanded,
+	// since its environment holds no token; it is gone before any package code runs.
 	npmrc := filepath.Join(dir, ".npmrc")
-	if data, err := os.ReadFile(filepath.Join(g.ws.Root, ".npmrc")); err == nil {
-		if err := os.WriteFile(npmrc, []byte(npmrc_.ExpandEnv(string(data), g.opts.Getenv)), 0o600); err != nil {
-			return err
-		}
+	cfg, err := npmrc_.Load(g.ws.Root, g.opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(npmrc, []byte(cfg.Effective()), 0o600); err != nil {
+		return err
 	}
 	defer os.Remove(npmrc)
 	if err := os.WriteFile(filepath.Join(dir, harnessFile), sandbox.Harness(), 0o644); err != nil {
@@ -266,12 +270,21 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	for _, r := range members {
 		mounts = append(mounts, sandbox.Mount{Path: r.tarballPath})
 	}
-	trustEnv, trustMounts := g.tlsTrust()
-	mounts = append(mounts, trustMounts...)
-	installEnv := g.toolChildEnv(append(append(env, "npm_config_cache="+cache), trustEnv...)...)
 	// The network only when something comes from the registry (a tarball's dependencies,
-	// peers): members that depend on nothing else install offline.
+	// peers): members that depend on nothing else install offline. With it come the
+	// certificate authorities and proxies this machine reaches the registry through.
 	network := needsRegistry(manifest, members)
+	if network {
+		netEnv, netMounts := sandbox.NetworkEnv(g.opts.Getenv)
+		env = append(env, netEnv...)
+		mounts = append(mounts, netMounts...)
+		if ca := cfg.Get("cafile"); filepath.IsAbs(ca) {
+			if _, err := os.Stat(ca); err == nil {
+				mounts = append(mounts, sandbox.Mount{Path: ca})
+			}
+		}
+	}
+	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
 	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
 		return err
 	}
@@ -297,35 +310,6 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		}
 	}
 	return nil
-}
-
-// tlsTrustVars tell node (and so npm) which certificate authorities to trust besides its own:
-// where a TLS-inspecting proxy stands between CI and the registry, as in many companies, npm
-// reaches the registry only with them. They name files, never secrets.
-var tlsTrustVars = []string{"NODE_EXTRA_CA_CERTS", "NODE_USE_SYSTEM_CA", "SSL_CERT_FILE", "SSL_CERT_DIR"}
-
-// tlsTrust is the install's share of the job's TLS trust: the tlsTrustVars that are set, and
-// the files and folders they name, for the sandbox to show (those under the system's folders
-// are shown anyway).
-func (g *run) tlsTrust() (env []string, mounts []sandbox.Mount) {
-	for _, k := range tlsTrustVars {
-		v := g.opts.Getenv(k)
-		if v == "" {
-			continue
-		}
-		env = append(env, k+"="+v)
-		if k == "NODE_USE_SYSTEM_CA" {
-			continue
-		}
-		for _, p := range filepath.SplitList(v) {
-			if filepath.IsAbs(p) {
-				if _, err := os.Stat(p); err == nil {
-					mounts = append(mounts, sandbox.Mount{Path: p})
-				}
-			}
-		}
-	}
-	return env, mounts
 }
 
 // needsRegistry reports whether installing the project fetches anything: a dependency of the
@@ -385,6 +369,7 @@ func (g *run) linkHosts(project string, members []*Result) {
 			if target == "" {
 				continue
 			}
+			g.showHost(target)
 			if err := os.MkdirAll(filepath.Dir(link), 0o755); err == nil {
 				if err := os.Symlink(target, link); err == nil {
 					g.notef("%s uses the workspace's %s (%s)", r.Name, name, g.rel(target))
@@ -394,40 +379,36 @@ func (g *run) linkHosts(project string, members []*Result) {
 	}
 }
 
-// hostMounts is what the sandbox must show besides the workspace for the host runtimes linked
-// into a project (linkHosts) to load: when the workspace's copy of one is itself a link to a
-// folder outside the workspace (npm link, a file: dependency, a store shared between
-// checkouts), its real folder and every node_modules folder above it, where Node finds its
-// dependencies.
-func (g *run) hostMounts(project string) []sandbox.Mount {
-	root, err := filepath.EvalSymlinks(g.ws.Root)
+// showHost makes a host package that the workspace links from outside itself (npm link, a
+// file: dependency, a shared store) visible to the import's sandbox, which shows the
+// workspace and not the rest of the host: the outermost node_modules folder holding the
+// link's real target, so that the package's own dependencies resolve there too.
+func (g *run) showHost(target string) {
+	real, err := filepath.EvalSymlinks(target)
 	if err != nil {
-		root = g.ws.Root
+		return
 	}
-	inside := func(p, dir string) bool {
-		return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+	root := g.ws.Root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
 	}
-	var out []sandbox.Mount
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] && !inside(p, root) {
-			seen[p] = true
-			out = append(out, sandbox.Mount{Path: p})
+	if real == root || strings.HasPrefix(real, root+string(filepath.Separator)) {
+		return
+	}
+	show := real
+	for dir := real; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == "node_modules" {
+			show = dir
 		}
 	}
-	for _, name := range HostPackages {
-		real, err := filepath.EvalSymlinks(filepath.Join(project, "node_modules", filepath.FromSlash(name)))
-		if err != nil || inside(real, root) {
-			continue
-		}
-		add(real)
-		for dir := filepath.Dir(real); filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-			if st, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil && st.IsDir() {
-				add(filepath.Join(dir, "node_modules"))
-			}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, m := range g.hostMounts {
+		if m.Path == show {
+			return
 		}
 	}
-	return out
+	g.hostMounts = append(g.hostMounts, sandbox.Mount{Path: show})
 }
 
 // findInstalled looks for node_modules/<name> from a package folder up to the root.

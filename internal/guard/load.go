@@ -184,9 +184,8 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		Env:     childEnv(g.opts.Getenv, g.opts.Node),
 		Timeout: g.opts.Timeout,
 		Shims:   r.Check == checkOpenClaw,
-		// The project read-only, the workspace for the host runtimes linked from it (and the
-		// installations outside it those links lead to), the input.
-		Mounts: append([]sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}}, g.hostMounts(project)...),
+		// The project read-only, the workspace for the host runtimes linked from it, the input.
+		Mounts: append([]sandbox.Mount{{Path: project}, {Path: g.ws.Root}, {Path: inputPath}}, g.hostMountList()...),
 		Memory: g.opts.Memory,
 	})
 	if err != nil {
@@ -339,45 +338,9 @@ func (g *run) harnessInput(r *Result, project string) (*harnessInput, error) {
 }
 
 // fixture is the inert input of the package in dir: the role map's fixtures.<dir>, with the
-// configuration's fixtures.<dir> laid over it (secrets and options key by key, installScripts
-// added).
+// configuration's fixtures.<dir> laid over it (workspace.FixtureOf).
 func (g *run) fixture(dir string) workspace.Fixture {
-	var base workspace.Fixture
-	if g.ws != nil && g.ws.Roles != nil {
-		base = g.ws.Roles.Fixtures[dir]
-	}
-	return mergeFixtures(base, g.opts.Fixtures[dir])
-}
-
-// mergeFixtures lays over on top of base: secrets and options key by key, installScripts added.
-func mergeFixtures(base, over workspace.Fixture) workspace.Fixture {
-	out := workspace.Fixture{}
-	if len(base.Secrets)+len(over.Secrets) > 0 {
-		out.Secrets = map[string]string{}
-		for k, v := range base.Secrets {
-			out.Secrets[k] = v
-		}
-		for k, v := range over.Secrets {
-			out.Secrets[k] = v
-		}
-	}
-	if len(base.Options)+len(over.Options) > 0 {
-		out.Options = map[string]any{}
-		for k, v := range base.Options {
-			out.Options[k] = v
-		}
-		for k, v := range over.Options {
-			out.Options[k] = v
-		}
-	}
-	seen := map[string]bool{}
-	for _, d := range append(append([]string{}, base.InstallScripts...), over.InstallScripts...) {
-		if !seen[d] {
-			seen[d] = true
-			out.InstallScripts = append(out.InstallScripts, d)
-		}
-	}
-	return out
+	return workspace.FixtureOf(g.ws, dir, g.opts.Fixtures)
 }
 
 // buildInput is the harness input of a package installed at installedDir under its name.
@@ -510,4 +473,11 @@ func plaiosInputs(name string, m *pack.PLAIOSModel, fixture map[string]any) []pl
 func isTrue(n *yaml.Node) bool {
 	var b bool
 	return n != nil && n.Decode(&b) == nil && b
+}
+
+// hostMountList is a copy of the folders showHost found.
+func (g *run) hostMountList() []sandbox.Mount {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]sandbox.Mount(nil), g.hostMounts...)
 }

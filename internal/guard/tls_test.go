@@ -16,11 +16,13 @@ import (
 
 // TestInstallTrustsTheJobsCA: where a TLS-inspecting proxy stands between CI and the registry,
 // node trusts its authority through NODE_EXTRA_CA_CERTS. guard's install runs npm in the
-// sandbox with a filtered environment; it keeps that variable (and shows the file it names),
+// sandbox with a filtered environment; it keeps that variable (and shows the file it names:
+// sandbox.NetworkEnv's unit test holds the list, this test the whole way through real npm),
 // so the pack's dependency installs from a registry served over TLS under a certificate of
 // that authority. The registry is the test's Verdaccio behind a TLS reverse proxy whose
-// certificate no public authority signed; npm runs on Node 24, whose npm reads no global
-// npmrc here (as for any Node installed outside /usr), so only the variable makes it trust it.
+// certificate no public authority signed; the job's node is Node 24, whose npm reads no global
+// npmrc here (this machine's /usr/etc/npmrc names a cafile, which would replace node's
+// authorities), so only the variable makes it trust the proxy.
 func TestInstallTrustsTheJobsCA(t *testing.T) {
 	reg := testRegistry(t)
 	dir := t.TempDir()
@@ -57,8 +59,11 @@ func TestInstallTrustsTheJobsCA(t *testing.T) {
 	opts.Node = filepath.Join(testenv.Node24(t), "node")
 	getenv := opts.Getenv
 	opts.Getenv = func(k string) string {
-		if k == "NODE_EXTRA_CA_CERTS" {
+		switch k {
+		case "NODE_EXTRA_CA_CERTS":
 			return ca
+		case "PATH": // a job whose node is Node 24
+			return testenv.Node24(t) + string(os.PathListSeparator) + getenv(k)
 		}
 		return getenv(k)
 	}

@@ -180,6 +180,11 @@ func (s *Sandbox) mounts(spec Spec, program string) ([]Mount, error) {
 		if !m.Write && m.Source == "" && underAny(m.Path, systemPaths) {
 			return nil
 		}
+		if !m.Write {
+			if err := readableByChild(m.Path); err != nil {
+				return err
+			}
+		}
 		out = append(out, m)
 		return nil
 	}
@@ -388,4 +393,41 @@ func refusedLayer(startErr error) string {
 		}
 	}
 	return fmt.Sprintf("the child could not be started in its namespaces (%v)", startErr)
+}
+
+// readableByChild refuses, in one sentence, a folder or file the child could not read: as
+// root plaios runs a pack's code as nobody, so a folder only its owner may enter (a 0700
+// folder from mktemp or a umask of 077) would surface later as a module node cannot find.
+// Only the path itself is looked at; the folders above it are the new root's own.
+func readableByChild(path string) error {
+	uid, gid, privileged := childIDs()
+	if !privileged {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // the mount itself reports it
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	mode := st.Mode().Perm()
+	var bits fs.FileMode
+	switch {
+	case int(sys.Uid) == uid:
+		bits = mode >> 6
+	case int(sys.Gid) == gid:
+		bits = mode >> 3
+	default:
+		bits = mode
+	}
+	need := fs.FileMode(4)
+	if st.IsDir() {
+		need = 5
+	}
+	if bits&need != need {
+		return fmt.Errorf("%s (mode %04o) cannot be read by the user the sandbox runs a pack's code as (nobody, because plaios runs as root): make it readable to others (chmod o+rX), or run plaios as an ordinary user", path, mode)
+	}
+	return nil
 }

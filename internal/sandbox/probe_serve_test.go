@@ -26,7 +26,7 @@ import (
 const probeSecret = "sk-probe-4f9a1c2e7b3d5a6c8e0f"
 
 var serveFiles = map[string]string{
-	"package.json": `{"name":"@framers/agentos-ext-probe","version":"1.0.0","type":"module","main":"index.js"}`,
+	"package.json": `{"name":"@framers/agentos-ext-probe","version":"1.0.0","type":"module","main":"index.js","license":"Apache-2.0","publishConfig":{"access":"public"}}`,
 	"manifest.json": `{"id":"com.framers.ext.probe","name":"probe","version":"1.0.0",
   "extensions":[{"kind":"tool","id":"env_dump","entry":"./index.js"},{"kind":"tool","id":"leak","entry":"./index.js"},{"kind":"tool","id":"hang","entry":"./index.js"},{"kind":"tool","id":"ping","entry":"./index.js"}],
   "requiredSecrets":[{"id":"probe.apiKey","envVar":"PROBE_API_KEY"}]}`,

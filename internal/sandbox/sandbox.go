@@ -728,3 +728,34 @@ func newKey() string {
 func fileURL(p string) string {
 	return "file://" + filepath.ToSlash(p)
 }
+
+// networkVars are the variables a child that is given the network needs to reach it as this
+// machine does: the certificate authorities it trusts (a TLS-inspecting proxy's own, for
+// one) and the proxies. None of them is a credential a pack could use elsewhere; a proxy URL
+// that carries one is left out.
+var networkVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
+
+// NetworkEnv returns, for a child given the network, the variables of networkVars this
+// process has, and the files and folders they name, to be shown read-only.
+func NetworkEnv(getenv func(string) string) (env []string, mounts []Mount) {
+	for _, k := range networkVars {
+		v := getenv(k)
+		if v == "" {
+			continue
+		}
+		if strings.HasSuffix(strings.ToLower(k), "_proxy") && strings.Contains(v, "@") {
+			continue
+		}
+		env = append(env, k+"="+v)
+		switch k {
+		case "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR":
+			if filepath.IsAbs(v) {
+				if _, err := os.Stat(v); err == nil {
+					mounts = append(mounts, Mount{Path: v})
+				}
+			}
+		}
+	}
+	return env, mounts
+}

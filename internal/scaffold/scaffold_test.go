@@ -454,6 +454,19 @@ func TestWriteAndForce(t *testing.T) {
 		}
 	}
 	assertNoStaging(t, filepath.Dir(s.Dir))
+	// The package folder gets the mode any new folder gets (0777 less the umask), not the
+	// 0700 of the staging folder it was renamed from.
+	probe := filepath.Join(work, "probe")
+	if err := os.Mkdir(probe, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(probe)
+	if got, err := os.Stat(s.Dir); err != nil || got.Mode().Perm() != want.Mode().Perm() {
+		t.Fatalf("the package folder's mode is %v, want %v (%v)", got.Mode().Perm(), want.Mode().Perm(), err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, ".mode")); !os.IsNotExist(err) {
+		t.Fatalf("the mode probe was left behind: %v", err)
+	}
 	if _, err := Plan(Options{Name: "weather", WorkDir: work}); exit.Code(err) != exit.Usage {
 		t.Fatalf("second create: %v", err)
 	}

@@ -63,6 +63,12 @@ func (s *Scaffold) write(ops fsOps) (err error) {
 		return fmt.Errorf("create a staging folder in %s: %w", parent, unwrapPath(err))
 	}
 	scratch = append(scratch, stage)
+	// MkdirTemp makes the folder 0700; the package folder it becomes takes the mode every
+	// other folder gets (0777 less the umask), so that others — guard's sandbox, which runs
+	// a pack's code as nobody when plaios is root — can read it.
+	if err := os.Chmod(stage, folderMode(stage)); err != nil {
+		return fmt.Errorf("create a staging folder in %s: %w", parent, unwrapPath(err))
+	}
 	for _, f := range s.Files {
 		p := filepath.Join(stage, filepath.FromSlash(f.Path))
 		if err := ops.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -171,4 +177,19 @@ func (s *Scaffold) RelDir(base string) string {
 		return filepath.ToSlash(s.Dir)
 	}
 	return strings.TrimSuffix(filepath.ToSlash(r), "/")
+}
+
+// folderMode is the mode os.Mkdir gives a new folder here (0777 less the umask), read from a
+// folder made for the purpose inside dir, so as not to change the process's umask.
+func folderMode(dir string) fs.FileMode {
+	probe := filepath.Join(dir, ".mode")
+	if err := os.Mkdir(probe, 0o777); err != nil {
+		return 0o755
+	}
+	defer os.Remove(probe)
+	st, err := os.Stat(probe)
+	if err != nil {
+		return 0o755
+	}
+	return st.Mode().Perm()
 }

@@ -80,13 +80,6 @@ type Roles struct {
 	Order          []string               // dirs in file order
 }
 
-// Fixture is what the pack guard feeds a package of the role map.
-type Fixture struct {
-	Secrets        map[string]string `json:"secrets,omitempty"`
-	Options        map[string]any    `json:"options,omitempty"`
-	InstallScripts []string          `json:"installScripts,omitempty"`
-}
-
 // PackageJSON is a package.json with positions.
 type PackageJSON struct {
 	File  string         // relative to the workspace root

@@ -504,3 +504,51 @@ func (c *Config) Keys() []string {
 // the values getenv gives (plaios guard writes the expanded file for an install that gets no
 // environment of its own).
 func ExpandEnv(text string, getenv func(string) string) string { return envReplace(text, getenv) }
+
+// envOnlyKeys are the settings npm also takes from the environment (`npm_config_<key>`) that
+// Effective carries over: where packages come from and how npm reaches it.
+var envOnlyKeys = []string{"registry", "cafile", "ca", "strict-ssl", "proxy", "https-proxy", "noproxy", "always-auth"}
+
+// hostKeys name this machine's own files and folders, which mean nothing to an npm running
+// elsewhere (a sandbox with another HOME): Effective leaves them out.
+var hostKeys = map[string]bool{"userconfig": true, "globalconfig": true, "prefix": true, "cache": true,
+	"tmp": true, "init-module": true, "script-shell": true, "shell": true, "node-gyp": true,
+	"onload-script": true, "globalignorefile": true, "logs-dir": true, "editor": true}
+
+// Effective returns the configuration as one npm would use it — for every key a file sets,
+// and for the connection settings the environment may set, the value that wins — as the text
+// of one npmrc, so that an npm started with another HOME and environment (guard's contained
+// install) reads the registries, scopes, credentials and TLS settings this one would. Keys
+// that name this machine's files (userconfig, prefix, cache…) are left out, but cafile,
+// which the caller shows to that npm, is kept. The text holds credentials: write it only
+// where nothing but npm reads it.
+func (c *Config) Effective() string {
+	keys := map[string]bool{}
+	for _, l := range c.files {
+		for k := range l.values {
+			keys[k] = true
+		}
+	}
+	for _, k := range envOnlyKeys {
+		if c.env(k) != "" {
+			keys[k] = true
+		}
+	}
+	var names []string
+	for k := range keys {
+		if !hostKeys[k] {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		v := c.Get(k)
+		if strings.ContainsAny(v, ";#\n\r") || strings.TrimSpace(v) != v || strings.HasPrefix(v, `"`) {
+			q, _ := json.Marshal(v)
+			v = string(q)
+		}
+		b.WriteString(k + "=" + v + "\n")
+	}
+	return b.String()
+}

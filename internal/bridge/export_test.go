@@ -1,0 +1,132 @@
+package bridge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/workspace"
+)
+
+// writeTree writes files (slash paths) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// relayRepo is a repository whose role map gives the relay pack one option (retries); the
+// pack's factory throws unless it also gets the endpoint option, which only the
+// configuration's fixtures give.
+func relayRepo(t *testing.T) string {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"package.json":                 `{"name": "relays", "private": true, "workspaces": ["packages/*"]}`,
+		"scripts/package-roles.json":   `{"roles": {"packages/relay": "pack"}, "fixtures": {"packages/relay": {"options": {"retries": 2, "endpoint": "http://roles"}}}}`,
+		"packages/relay/package.json":  `{"name": "@demo/agentos-ext-relay", "version": "1.0.0", "type": "module", "main": "./index.js"}`,
+		"packages/relay/manifest.json": `{"id": "com.demo.relay", "name": "relay", "version": "1.0.0", "extensions": [{"kind": "tool", "id": "relay_send"}, {"kind": "tool", "id": "relay_ping"}]}`,
+		"packages/relay/index.js": `const tool = (name, tags) => ({ id: name, name, description: name, tags, inputSchema: { type: 'object' }, async execute() { return { success: true, output: null }; } });
+export function createExtensionPack(context) {
+  const o = context.options ?? {};
+  if (o.retries !== 2 || o.endpoint !== 'http://config') throw new Error('relay needs retries 2 and the configured endpoint, got ' + o.retries + ' and ' + o.endpoint);
+  return { name: 'relay', descriptors: [tool('relay_send', ['write']), tool('relay_ping', [])].map((p) => ({ id: p.name, kind: 'tool', payload: p })) };
+}
+`,
+	})
+	return root
+}
+
+// configured is the configuration's fixtures for the relay pack, keyed as a user may write it.
+var configured = map[string]workspace.Fixture{"./packages/relay": {Options: map[string]any{"endpoint": "http://config"}}}
+
+// TestExportAndServeReadTheConfigurationsFixtures: export and mcp serve give a pack the
+// fixture guard gives it, the role map's with the configuration's laid over it key by key
+// (workspace.FixtureOf): without the configuration's the pack does not load (exit 1), with it
+// both the export and the server see its tools.
+func TestExportAndServeReadTheConfigurationsFixtures(t *testing.T) {
+	root := relayRepo(t)
+	exe := func() (string, error) { return "/usr/local/bin/plaios", nil }
+	ctx := context.Background()
+
+	_, err := HermesExport{Target: Target{WorkDir: root, Path: "packages/relay"}, Executable: exe}.Run(ctx)
+	if exit.Code(err) != exit.Fail || !strings.Contains(err.Error(), "the pack did not load") || !strings.Contains(err.Error(), "got 2 and http://roles") {
+		t.Fatalf("without the configuration's fixtures: %v (exit %d), want exit 1 with the role map's options only", err, exit.Code(err))
+	}
+
+	res, err := HermesExport{Target: Target{WorkDir: root, Path: "packages/relay", Fixtures: configured}, Executable: exe}.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Server.Include, ","); got != "relay_ping,relay_send" {
+		t.Errorf("export hermes tools = %s", got)
+	}
+
+	s, err := Serve{Target: Target{WorkDir: root, Path: "packages/relay", Fixtures: configured}, Getenv: func(string) string { return "" }}.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var names []string
+	for _, tool := range s.Tools() {
+		names = append(names, tool.Name)
+	}
+	sort.Strings(names)
+	if strings.Join(names, ",") != "relay_ping,relay_send" || s.Pack.Fixture.Options["retries"] != float64(2) {
+		t.Errorf("mcp serve: tools %v, fixture %+v", names, s.Pack.Fixture)
+	}
+}
+
+// TestHermesExportMerge: --merge writes the file when it is new or changes, says so, and
+// leaves it alone when it already holds the entry; --dry-run returns the merged file without
+// writing it; a tag filter that leaves nothing fails (exit 1).
+func TestHermesExportMerge(t *testing.T) {
+	root := relayRepo(t)
+	ctx := context.Background()
+	e := HermesExport{
+		Target:     Target{WorkDir: root, Path: "packages/relay", Fixtures: configured},
+		Executable: func() (string, error) { return "/usr/local/bin/plaios", nil },
+		Merge:      "hermes/config.yaml", IncludeTags: []string{"write"},
+	}
+	file := filepath.Join(root, "hermes", "config.yaml")
+
+	res, err := e.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	if !res.Written || res.Replaced || res.File != file || string(data) != string(res.Merged) || !strings.Contains(string(data), "- relay_send") || strings.Contains(string(data), "relay_ping") {
+		t.Fatalf("first merge: written %v, replaced %v, file %s:\n%s", res.Written, res.Replaced, res.File, data)
+	}
+	if want := "      - " + filepath.Join(root, "packages", "relay") + "\n"; !strings.Contains(string(data), want) {
+		t.Errorf("the server's args must name the absolute package folder:\n%s", data)
+	}
+
+	res, err = e.Run(ctx)
+	if err != nil || res.Written || !res.Replaced {
+		t.Fatalf("second merge: written %v, replaced %v, %v; want neither written nor an error", res.Written, res.Replaced, err)
+	}
+
+	e.DryRun, e.ServerName = true, "relay2"
+	res, err = e.Run(ctx)
+	after, _ := os.ReadFile(file)
+	if err != nil || res.Written || string(after) != string(data) || !strings.Contains(string(res.Merged), "  relay2:\n") {
+		t.Fatalf("dry run: written %v, file changed %v, %v:\n%s", res.Written, string(after) != string(data), err, res.Merged)
+	}
+
+	e.DryRun, e.IncludeTags = false, []string{"none"}
+	_, err = e.Run(ctx)
+	if exit.Code(err) != exit.Fail || !strings.Contains(err.Error(), "no tool of @demo/agentos-ext-relay is left by the tag filters") {
+		t.Fatalf("empty filter: %v (exit %d)", err, exit.Code(err))
+	}
+}

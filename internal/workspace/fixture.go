@@ -1,0 +1,69 @@
+package workspace
+
+import "sort"
+
+// Fixture is the inert input guard, mcp serve and export give one package: secrets by id, the
+// options its factory or constructors receive, and the dependencies whose install scripts
+// guard rebuilds. The role map's fixtures and the configuration's `fixtures:` have this shape.
+type Fixture struct {
+	Secrets        map[string]string `json:"secrets,omitempty"`
+	Options        map[string]any    `json:"options,omitempty"`
+	InstallScripts []string          `json:"installScripts,omitempty"`
+}
+
+// FixtureOf is the fixture of the package in dir (slash path relative to the repository root,
+// as Package.Dir): the role map's fixtures.<dir> (ws may be nil, or have no role map), with
+// overlay's entry for the same folder laid over it. overlay holds the configuration's
+// `fixtures:` with its keys as written ("./packages/x" and "packages/x" name one folder); when
+// two keys name one folder they are laid on in sorted order. guard, mcp serve and export read
+// every fixture through this function.
+func FixtureOf(ws *Workspace, dir string, overlay map[string]Fixture) Fixture {
+	var base Fixture
+	if ws != nil && ws.Roles != nil {
+		base = ws.Roles.Fixtures[cleanDir(dir)]
+	}
+	keys := make([]string, 0, len(overlay))
+	for k := range overlay {
+		if cleanDir(k) == cleanDir(dir) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := MergeFixtures(base, Fixture{})
+	for _, k := range keys {
+		out = MergeFixtures(out, overlay[k])
+	}
+	return out
+}
+
+// MergeFixtures lays over on top of base: secrets and options key by key, installScripts
+// added (each once, in order). Neither argument is changed.
+func MergeFixtures(base, over Fixture) Fixture {
+	out := Fixture{}
+	if len(base.Secrets)+len(over.Secrets) > 0 {
+		out.Secrets = map[string]string{}
+		for k, v := range base.Secrets {
+			out.Secrets[k] = v
+		}
+		for k, v := range over.Secrets {
+			out.Secrets[k] = v
+		}
+	}
+	if len(base.Options)+len(over.Options) > 0 {
+		out.Options = map[string]any{}
+		for k, v := range base.Options {
+			out.Options[k] = v
+		}
+		for k, v := range over.Options {
+			out.Options[k] = v
+		}
+	}
+	seen := map[string]bool{}
+	for _, d := range append(append([]string{}, base.InstallScripts...), over.InstallScripts...) {
+		if !seen[d] {
+			seen[d] = true
+			out.InstallScripts = append(out.InstallScripts, d)
+		}
+	}
+	return out
+}
