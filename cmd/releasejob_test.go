@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,24 +130,7 @@ func (j *releaseJob) run(t *testing.T, env []string, files map[string]string, pu
 // packument reads the pack's full document: version → gitHead.
 func (j *releaseJob) packument(t *testing.T) map[string]string {
 	t.Helper()
-	resp, err := http.Get(j.reg.URL + strings.Replace(jobPack, "/", "%2f", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		Versions map[string]struct {
-			GitHead string `json:"gitHead"`
-		} `json:"versions"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for v, d := range doc.Versions {
-		out[v] = d.GitHead
-	}
-	return out
+	return gitHeads(t, j.reg, jobPack)
 }
 
 // remoteTags lists the remote's tags with their commits.

@@ -249,6 +249,12 @@ func TestWorkedExamples(t *testing.T) {
 // gitHeadOf reads the gitHead the registry's full packument records for name@version.
 func gitHeadOf(t *testing.T, reg *testenv.Registry, name, version string) string {
 	t.Helper()
+	return gitHeads(t, reg, name)[version]
+}
+
+// gitHeads reads the registry's full packument of name: version → the gitHead it records.
+func gitHeads(t *testing.T, reg *testenv.Registry, name string) map[string]string {
+	t.Helper()
 	resp, err := http.Get(reg.URL + strings.Replace(name, "/", "%2f", 1))
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +268,11 @@ func gitHeadOf(t *testing.T, reg *testenv.Registry, name, version string) string
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	return doc.Versions[version].GitHead
+	out := map[string]string{}
+	for v, d := range doc.Versions {
+		out[v] = d.GitHead
+	}
+	return out
 }
 
 func highest(last string, tags []string) string {

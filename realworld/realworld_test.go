@@ -2,8 +2,11 @@
 
 // Package realworld is the real-world sweep (`make realworld`): it fetches the latest published
 // version of every package packages.txt names from the public npm registry, lays them out as
-// one workspace, runs plaios validate and plaios guard on each as a user would, and prints a
-// table (package, version, validate errors, guard verdict, reason). It needs the public
+// one workspace shaped like the framers' agentos-extensions repository (each pack of its
+// catalog at its catalog path, registry/curated/<category>/<name> or templates/<name>, with the
+// repository's role map; community OpenClaw and Pi packs under packages/), runs plaios validate
+// and plaios guard on each as a user would, and prints a table (package, version, validate
+// errors, guard verdict, reason). It needs the public
 // registry, so it is behind the realworld build tag and not part of `make test`; it reports,
 // and fails only when the sweep itself cannot run.
 package realworld
@@ -13,6 +16,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +39,8 @@ type entry struct {
 	Name    string
 	Runtime string // the section of packages.txt
 	Version string
-	Slug    string // its folder under packs/
+	Dir     string // its folder in the workspace: its catalog path, or packages/<slug>
+	Role    string // its role in the workspace's role map
 	Fetch   string // why it could not be fetched ("not published", …); "" when it was
 
 	ValidateErrors []check.Diagnostic
@@ -59,15 +64,123 @@ func readList(t *testing.T, file string) []*entry {
 		case strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]"):
 			section = strings.Trim(line, "[]")
 		default:
-			out = append(out, &entry{Name: line, Runtime: section, Slug: strings.NewReplacer("@", "", "/", "__").Replace(line)})
+			out = append(out, &entry{Name: line, Runtime: section, Dir: "packages/" + strings.NewReplacer("@", "", "/", "__").Replace(line), Role: "pack"})
 		}
 	}
 	return out
 }
 
+// framersCatalog is the catalog of the framers' agentos-extensions repository and its role
+// map, as the repository holds them (testdata/corpus/agentos-extensions).
+const framersCatalog = "../testdata/corpus/agentos-extensions"
+
+// placeFramers gives each package of the framers' catalog its folder in the repository
+// (registry.json's path: registry/curated/<category>/<name>, templates/<name>) and its role in
+// the repository's role map, so that the repository's conventions apply to it as they would
+// in CI there. Packages the catalog does not name stay under packages/.
+func placeFramers(t *testing.T, list []*entry) {
+	data, err := os.ReadFile(filepath.Join(framersCatalog, "registry.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var catalog struct {
+		Extensions map[string][]struct {
+			Package string `json:"package"`
+			Path    string `json:"path"`
+		} `json:"extensions"`
+	}
+	if err := json.Unmarshal(data, &catalog); err != nil {
+		t.Fatalf("registry.json: %v", err)
+	}
+	data, err = os.ReadFile(filepath.Join(framersCatalog, "scripts", "package-roles.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles struct {
+		Roles map[string]string `json:"roles"`
+	}
+	if err := json.Unmarshal(data, &roles); err != nil {
+		t.Fatalf("package-roles.json: %v", err)
+	}
+	paths := map[string]string{}
+	for _, group := range catalog.Extensions {
+		for _, e := range group {
+			paths[e.Package] = e.Path
+		}
+	}
+	placed := 0
+	for _, e := range list {
+		if p := paths[e.Name]; p != "" {
+			e.Dir, e.Role = p, roles.Roles[p]
+			if e.Role == "" {
+				e.Role = "pack"
+			}
+			placed++
+		}
+	}
+	t.Logf("%d packages at their catalog paths, %d under packages/", placed, len(list)-placed)
+}
+
+// writeRepository writes the workspace's root as the framers' repository has it: a private
+// root whose workspaces are the repository's globs (pnpm-workspace.yaml's, with packages/* for
+// the community packs), its catalog, a role map naming every package fetched, and an .npmrc.
+func writeRepository(t *testing.T, ws string, list []*entry) {
+	roles := map[string]string{}
+	for _, e := range list {
+		if e.Fetch == "" {
+			roles[e.Dir] = e.Role
+		}
+	}
+	rm, err := json.MarshalIndent(map[string]any{"roles": roles}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog, err := os.ReadFile(filepath.Join(framersCatalog, "registry.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFiles(t, ws, map[string]string{
+		"package.json":               `{"name":"plaios-realworld","private":true,"workspaces":["registry/curated/*","registry/curated/*/*","templates/*","packages/*"]}` + "\n",
+		"registry.json":              string(catalog),
+		"scripts/package-roles.json": string(rm) + "\n",
+		// The published tarballs are built already: their prepack scripts (npm run build) need
+		// the source repository, which the sweep does not have. guard's npm pack reads the
+		// workspace's .npmrc, as a user's does (its sandbox passes no npm_config_* variable).
+		".npmrc": "ignore-scripts=true\n",
+	})
+}
+
+// readable lets anyone read and traverse the workspace: as root, the sandbox runs a pack's
+// code as nobody, which sees host files only as readable as they are to anyone.
+func readable(t *testing.T, dirs ...string) {
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.Type()&fs.ModeSymlink != 0 {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			want := info.Mode().Perm() | 0o444
+			if d.IsDir() || info.Mode().Perm()&0o100 != 0 {
+				want |= 0o111
+			}
+			if want != info.Mode().Perm() {
+				return os.Chmod(p, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("making %s readable: %v", dir, err)
+		}
+	}
+}
+
 func TestRealWorld(t *testing.T) {
 	start := time.Now()
 	list := readList(t, "packages.txt")
+	placeFramers(t, list)
 	work := os.Getenv("PLAIOS_REALWORLD_DIR")
 	if work == "" {
 		work = t.TempDir()
@@ -76,18 +189,12 @@ func TestRealWorld(t *testing.T) {
 	}
 	tarballs := filepath.Join(work, "tarballs")
 	ws := filepath.Join(work, "workspace")
-	for _, d := range []string{tarballs, filepath.Join(ws, "packs"), filepath.Join(ws, "node_modules")} {
+	for _, d := range []string{tarballs, filepath.Join(ws, "node_modules")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	env := append(testenv.CleanEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"), "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false")
-	// The published tarballs are built already: their prepack scripts (npm run build) need the
-	// source repository, which the sweep does not have. guard's own npm runs read this too.
-	t.Setenv("npm_config_ignore_scripts", "true")
-	// Packuments npm fetched once in the run are not fetched again (guard's installs after a
-	// failed joint install resolve the same graph).
-	t.Setenv("npm_config_prefer_offline", "true")
 
 	// 1. Fetch the latest version of each, as a user would: npm pack <name>@latest, several
 	// names a process (npm resolves them all before writing any, so a name that is not
@@ -103,7 +210,7 @@ func TestRealWorld(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fetch(group, tarballs, filepath.Join(ws, "packs"), env)
+			fetch(group, tarballs, ws, env)
 		}()
 	}
 	wg.Wait()
@@ -112,17 +219,16 @@ func TestRealWorld(t *testing.T) {
 	// 2. The host runtimes, as a workspace that builds packs has them installed: guard never
 	// installs them, it links the workspace's copy.
 	hosts(t, ws, env)
-	if err := os.WriteFile(filepath.Join(ws, "package.json"), []byte(`{"name":"plaios-realworld","private":true,"workspaces":["packs/*"]}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeRepository(t, ws, list)
+	readable(t, work)
 
-	// 3. validate, one package at a time, as `plaios validate packs/<slug>` does.
+	// 3. validate, one package at a time, as `plaios validate <dir>` does.
 	validateStart := time.Now()
 	for _, e := range list {
 		if e.Fetch != "" {
 			continue
 		}
-		res, err := check.Validate([]string{filepath.Join("packs", e.Slug)}, check.ValidateOptions{WorkDir: ws})
+		res, err := check.Validate([]string{e.Dir}, check.ValidateOptions{WorkDir: ws})
 		if err != nil {
 			e.ValidateErrors = []check.Diagnostic{{Rule: "validate", Severity: check.Error, Message: err.Error()}}
 			continue
@@ -166,7 +272,7 @@ func TestRealWorld(t *testing.T) {
 		byDir[r.Dir] = r
 	}
 	for _, e := range list {
-		e.Guard = byDir["packs/"+e.Slug]
+		e.Guard = byDir[e.Dir]
 	}
 	t.Logf("guarded %d packages in %v", len(rep.Packages), time.Since(guardStart).Round(time.Second))
 
@@ -179,9 +285,9 @@ func TestRealWorld(t *testing.T) {
 	}
 }
 
-// fetch packs the latest version of each of group into dir and unpacks each under
-// packs/<slug>.
-func fetch(group []*entry, dir, packs string, env []string) {
+// fetch packs the latest version of each of group into dir and unpacks each at its folder of
+// the workspace ws.
+func fetch(group []*entry, dir, ws string, env []string) {
 	todo := append([]*entry(nil), group...)
 	for len(todo) > 0 {
 		args := []string{"pack", "--json", "--foreground-scripts=false", "--pack-destination", dir}
@@ -233,7 +339,7 @@ func fetch(group []*entry, dir, packs string, env []string) {
 			e.Fetch = "npm pack wrote no tarball"
 			for _, p := range packed {
 				if p.Name == e.Name {
-					e.Version, e.Fetch = p.Version, unpack(filepath.Join(dir, p.Filename), filepath.Join(packs, e.Slug))
+					e.Version, e.Fetch = p.Version, unpack(filepath.Join(dir, p.Filename), filepath.Join(ws, filepath.FromSlash(e.Dir)))
 				}
 			}
 		}
@@ -297,27 +403,27 @@ func firstLine(s string) string {
 }
 
 // judgements are the verdicts on each kind of failure the sweep meets, decided by reading
-// the packs (README, "Real-world sweep"): a defect of the pack, the environment of the machine
-// that ran the sweep, or a plaios bug. A failure of a kind not listed here is UNJUDGED, for a
+// the packs (README, "Real-world sweep"): a defect of the pack, named with the file, the field
+// and the document that says so, the environment of the machine that ran the sweep, or a
+// plaios bug (none is left: each was fixed). A failure of a kind not listed here is UNJUDGED, for a
 // person to look at and add here.
 var judgements = []struct {
 	rule, reason string // a rule among the errors, or a substring of a reason without one
 	verdict      string
 }{
-	{rule: "entry-not-shipped", verdict: "pack defect: published without its build (the file its main names is not in the tarball)"},
-	{rule: "agentos-manifest-invalid", verdict: "pack defect: manifest.json lacks what AgentOS reads"},
-	{rule: "agentos-version-mismatch", verdict: "pack defect: manifest.json's version lags package.json's"},
-	{rule: "agentos-license", verdict: "pack defect (agentos-extensions rule): not licensed Apache-2.0"},
-	{rule: "agentos-license-file", verdict: "pack defect (agentos-extensions rule): ships a LICENSE of its own"},
-	{rule: "agentos-publish-access", verdict: "pack defect (agentos-extensions rule): no publishConfig.access public"},
-	{rule: "pi-peer-range", verdict: "pack defect (Pi's docs/packages.md): Pi's core packages are peers with \"*\"; Pi loads it"},
-	{rule: "openclaw-entry", verdict: "plaios bug in validate: openclaw-entry ignores openclaw.runtimeExtensions (verdicts-static fixes it); guard resolves it as openclaw does"},
-	{rule: "schema-keyword-unknown", verdict: "plaios bug in validate: it reads manifest.json's schema.input as an executor schema (verdicts-static fixes it)"},
-	{reason: "ssh: Could not resolve hostname github.com", verdict: "this machine: a dependency installs from GitHub, which it cannot reach"},
+	{rule: "entry-not-shipped", verdict: "pack defect: published without its build: package.json `main` names a file the tarball lacks, so `import` fails (npm's package.json docs, main)"},
+	{rule: "agentos-manifest-invalid", verdict: "pack defect: manifest.json lists `tools`, not `extensions` with id and kind, as the Extension Standards' reference manifest (templates/basic-tool) does; the framers' registry.json lists no tool for it"},
+	{rule: "agentos-version-mismatch", verdict: "pack defect: manifest.json `version` lags package.json's, and the manifest describes the pack to the registry (Extension Standards, Manifest)"},
+	{rule: "agentos-license", verdict: "pack defect: package.json `license` is not Apache-2.0, which the framers' Extension Standards (Extension Package Structure) require"},
+	{rule: "agentos-license-file", verdict: "pack defect: a LICENSE file in the pack's folder, which the Extension Standards forbid (the repository's LICENSE applies)"},
+	{rule: "agentos-publish-access", verdict: "pack defect: package.json lacks `publishConfig.access: public`, so plain `npm publish` makes the scoped package restricted (npm docs, publishConfig; the Extension Standards require it)"},
+	{rule: "pi-peer-range", verdict: "pack defect: package.json caps a Pi core package's peer range or bundles one in `dependencies`; Pi's docs/packages.md says peers with \"*\", never bundled"},
+	{reason: "ssh: Could not resolve hostname github.com", verdict: "this machine, not the pack nor plaios: its peer @whiskeysockets/baileys depends on github:WhiskeySockets/libsignal-node, and GitHub cannot be reached from here"},
 }
 
-// judge is the one-line judgement of a package's failures (guard's errors and validate's).
-func judge(e *entry) string {
+// judge is the judgement of a package's failures (guard's errors and validate's), one verdict
+// per kind.
+func judge(e *entry) []string {
 	found := map[string]bool{}
 	var rules []string
 	add := func(rule string) {
@@ -364,7 +470,7 @@ func judge(e *entry) string {
 		}
 		say(v)
 	}
-	return strings.Join(out, "; ")
+	return out
 }
 
 // render is the table, as the README shows it.
@@ -372,6 +478,7 @@ func render(list []*entry, took time.Duration) string {
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Runtime < list[j].Runtime })
 	var b strings.Builder
 	counts := map[string]int{}
+	verdicts := map[string]int{}
 	b.WriteString("| package | version | validate errors | guard | reason | judgement |\n|---|---|---|---|---|---|\n")
 	for _, e := range list {
 		verdict, reason, errs, judgement := "", "", "", ""
@@ -405,7 +512,11 @@ func render(list []*entry, took time.Duration) string {
 			if len(ids) > 0 {
 				errs += " (" + strings.Join(ids, ", ") + ")"
 			}
-			judgement = judge(e)
+			vs := judge(e)
+			for _, v := range vs {
+				verdicts[v]++
+			}
+			judgement = strings.Join(vs, "; ")
 			if strings.Contains(judgement, "UNJUDGED") {
 				counts["unjudged"]++
 			}
@@ -418,6 +529,21 @@ func render(list []*entry, took time.Duration) string {
 	}
 	fmt.Fprintf(&b, "\n%d packages: %d guard ok, %d guard failed, %d not published, %d unjudged; the sweep took %v\n",
 		len(list), counts["ok"], counts["fail"], counts["not published"], counts["unjudged"], took.Round(time.Second))
+	// How many packages each verdict judges, most first.
+	var kinds []string
+	for v := range verdicts {
+		kinds = append(kinds, v)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if verdicts[kinds[i]] != verdicts[kinds[j]] {
+			return verdicts[kinds[i]] > verdicts[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	b.WriteString("\n| packages | judgement |\n|---|---|\n")
+	for _, v := range kinds {
+		fmt.Fprintf(&b, "| %d | %s |\n", verdicts[v], v)
+	}
 	return b.String()
 }
 

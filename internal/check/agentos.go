@@ -21,9 +21,9 @@ var (
 	agentOSNameRule = &Rule{ID: "agentos-name", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSName,
 		Help: "In an agentos-extensions layout (`registry/curated/<category>/<folder>`), with or without a role map, a pack's npm name is `@framers/agentos-ext-<folder>` — or, as the framers write it where a bare folder name would clash, with a category prefix (`@framers/agentos-ext-channel-telegram` for `channels/telegram`) — so that people and the registry find a pack by its folder name."}
 	agentOSLicenseRule = &Rule{ID: "agentos-license", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicense,
-		Help: "Everything in the AgentOS extensions repository is licensed under Apache-2.0; a pack's package.json `license` must say `Apache-2.0`."}
+		Help: "A convention of the framers' agentos-extensions repository, checked only in its layout (a pack under `registry/curated/`, or a template under `templates/` next to it), as `agentos-name` is: everything there is licensed under Apache-2.0, so a pack's package.json `license` must say `Apache-2.0`. A community pack (`@acme/agentos-ext-demo` in `packages/demo`) chooses its own licence."}
 	agentOSLicenseFileRule = &Rule{ID: "agentos-license-file", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSLicenseFile,
-		Help: "A pack carries no LICENSE file of its own: the repository's LICENSE applies, and a pack-level one (often MIT, copied from an old template) contradicts it."}
+		Help: "A convention of the framers' agentos-extensions repository, checked only in its layout (a pack under `registry/curated/`, or a template under `templates/` next to it), as `agentos-name` is: a pack carries no LICENSE file of its own, since the repository's Apache-2.0 LICENSE applies and a pack-level one (often MIT, copied from an old template) contradicts it. A community pack ships its own LICENSE, as npm expects."}
 	agentOSPublishAccessRule = &Rule{ID: "agentos-publish-access", Severity: Error, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSPublishAccess,
 		Help: "A scoped package publishes as restricted (paid, private) unless told otherwise, so a scoped, non-private pack needs `\"publishConfig\": {\"access\": \"public\"}`."}
 	agentOSKindUnknownRule = &Rule{ID: "agentos-kind-unknown", Severity: Warning, Runtime: pack.AgentOS, Family: "AgentOS", Run: runAgentOSKind,
@@ -154,7 +154,7 @@ func ahead(manifest, pkg string) string {
 // (channels/telegram is @framers/agentos-ext-channel-telegram, next to integrations/telegram's
 // @framers/agentos-ext-telegram): the name must end in the folder's name.
 func runAgentOSName(p *Pass) {
-	if !strings.HasPrefix(p.Pack.Dir, curatedDir) || p.Pack.JSON().Value == nil {
+	if !strings.HasPrefix(p.Pack.Dir, pack.FramersCuratedDir) || p.Pack.JSON().Value == nil {
 		return
 	}
 	if p.Pack.Role != "" && p.Pack.Role != workspace.RolePack {
@@ -169,14 +169,13 @@ func runAgentOSName(p *Pass) {
 	p.ReportJSON(p.PackageJSON(), p.Pack.JSON().Get("name"), fmt.Sprintf("npm name %q does not follow @framers/agentos-ext-<folder> (%s)", name, want), fmt.Sprintf("rename it %q (or @framers/agentos-ext-<category>-%s)", want, folder))
 }
 
-// The agentos-extensions layout and its naming.
-const (
-	curatedDir        = "registry/curated/"
-	agentOSNamePrefix = "@framers/agentos-ext-"
-)
+// agentOSNamePrefix is how the framers name their packs.
+const agentOSNamePrefix = "@framers/agentos-ext-"
 
+// runAgentOSLicense: in the framers' layout only (pack.FramersLayout), the repository's
+// Apache-2.0 licence.
 func runAgentOSLicense(p *Pass) {
-	if p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
+	if !p.Pack.Framers || p.Pack.JSON().Value == nil || p.Pack.JSON().Private {
 		return
 	}
 	lic := p.Pack.JSON().Get("license")
@@ -196,8 +195,10 @@ func describeJSON(v *jsonpos.Value) string {
 	return article(v.Kind.String())
 }
 
+// runAgentOSLicenseFile: in the framers' layout only (pack.FramersLayout), no LICENSE of a
+// pack's own. Dir is "." when guard checks a packed copy, whose LICENSE is the folder's.
 func runAgentOSLicenseFile(p *Pass) {
-	if !agentOSPack(p) || p.Pack.Dir == "." {
+	if !p.Pack.Framers || !agentOSPack(p) {
 		return
 	}
 	entries, err := fs.ReadDir(p.WS.FS, p.Pack.Dir)

@@ -278,7 +278,8 @@ func TestRuleListIsWhole(t *testing.T) {
 // TestManifestSchemasAreMetadata validates the published @framers/agentos-ext-telegram@1.1.1,
 // whose manifest wraps each tool's arguments as extensions[].schema.input: the wrappers are
 // read as such (no "input is not a keyword"), and what remains are the pack's real faults —
-// none of them a schema finding.
+// none of them a schema finding. Checked as a lone folder, outside the framers' layout, its MIT
+// licence is no fault (agentos-license binds only that layout).
 func TestManifestSchemasAreMetadata(t *testing.T) {
 	dir, _ := extract(t, "../../testdata/packs/real/agentos-ext-telegram-1.1.1.txtar")
 	res := validateDir(t, dir)
@@ -289,8 +290,6 @@ func TestManifestSchemasAreMetadata(t *testing.T) {
     hint: write "1.1.1" in manifest.json
 manifest.json:139:7: warning agentos-secret-undeclared: configuration property "telegram.botToken" is secret but requiredSecrets/optionalSecrets do not list it
     hint: add "telegram.botToken" to "requiredSecrets" (or "optionalSecrets")
-package.json:39:14: error agentos-license: license is "MIT"; AgentOS packs are licensed Apache-2.0 like the repository
-    hint: write "license": "Apache-2.0"
 package.json:51:25: warning agentos-peer-range: the @framers/agentos peer range "^0.1.0" has an upper bound
     hint: write ">=0.1.0"
 `
@@ -338,5 +337,59 @@ func TestAgentOSNameWithoutRoleMap(t *testing.T) {
 	}
 	if res.Summary.Errors != 1 {
 		t.Errorf("summary %+v", res.Summary)
+	}
+}
+
+// TestFramersConventionsOnlyInTheirLayout puts one AgentOS pack (MIT, a LICENSE of its own) in
+// a community repository and at its place in the framers' agentos-extensions layout: the
+// repository's conventions (agentos-license, agentos-license-file) fire only in the latter,
+// and the rules about what npm and the runtime do (here agentos-version-mismatch) in both.
+func TestFramersConventionsOnlyInTheirLayout(t *testing.T) {
+	files := func(dir string) map[string]string {
+		return map[string]string{
+			dir + "/package.json": `{
+  "name": "@acme/agentos-ext-demo",
+  "version": "0.1.0",
+  "type": "module",
+  "license": "MIT",
+  "main": "./index.js",
+  "exports": { ".": "./index.js", "./manifest.json": "./manifest.json" },
+  "files": ["index.js", "manifest.json"],
+  "publishConfig": { "access": "public" },
+  "peerDependencies": { "@framers/agentos": ">=0.9.164" }
+}`,
+			dir + "/manifest.json": `{"id": "com.acme.demo", "name": "Demo", "version": "0.0.9", "extensions": [{"kind": "tool", "id": "demo"}]}`,
+			dir + "/index.js":      "export function createExtensionPack() { return { name: 'demo', descriptors: [] }; }\n",
+			dir + "/LICENSE":       "MIT License\n",
+			dir + "/README.md":     "# demo\n\n```js\nimport '@acme/agentos-ext-demo';\n```\n",
+		}
+	}
+	for _, c := range []struct {
+		root map[string]string
+		dir  string
+		want string
+	}{
+		{map[string]string{"package.json": `{"name":"acme","private":true,"workspaces":["packages/*"]}`}, "packages/demo",
+			"packages/demo/manifest.json:1:52 agentos-version-mismatch"},
+		{map[string]string{"pnpm-workspace.yaml": "packages:\n  - \"registry/curated/*/*\"\n"}, "registry/curated/tools/demo",
+			"registry/curated/tools/demo/LICENSE:1:1 agentos-license-file\n" +
+				"registry/curated/tools/demo/manifest.json:1:52 agentos-version-mismatch\n" +
+				"registry/curated/tools/demo/package.json:2:11 agentos-name\n" +
+				"registry/curated/tools/demo/package.json:5:14 agentos-license"},
+	} {
+		dir := t.TempDir()
+		all := files(c.dir)
+		for k, v := range c.root {
+			all[k] = v
+		}
+		testenv.WriteFiles(t, dir, all)
+		res := validateDir(t, dir)
+		var got []string
+		for _, d := range res.Diagnostics {
+			got = append(got, d.File+":"+strconv.Itoa(d.Line)+":"+strconv.Itoa(d.Col)+" "+d.Rule)
+		}
+		if strings.Join(got, "\n") != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.dir, strings.Join(got, "\n"), c.want)
+		}
 	}
 }

@@ -98,10 +98,11 @@ var externalFacts = map[string][]fact{
 // pinnedByOtherTests are the fixtures whose rule another test of this package holds to the
 // real tool, on cases of its own.
 var pinnedByOtherTests = map[string]string{
-	"entry-typescript":       "TestEntryTypeScriptFollowsNode (Node 24 and the machine's Node import such packages)",
-	"openclaw-entry-escapes": "TestOpenClawEntryAgreesWithOpenClaw (the real openclaw plugins install)",
-	"openclaw-entry-runtime": "TestOpenClawEntryAgreesWithOpenClaw (the real openclaw plugins install)",
-	"workspace-protocol":     "TestWorkspaceProtocolFollowsNPM (npm packs and installs every dependency field)",
+	"entry-typescript":              "TestEntryTypeScriptFollowsNode (Node 24 and the machine's Node import such packages)",
+	"openclaw-entry-escapes":        "TestOpenClawEntryAgreesWithOpenClaw (the real openclaw plugins install)",
+	"openclaw-entry-runtime":        "TestOpenClawEntryAgreesWithOpenClaw (the real openclaw plugins install)",
+	"workspace-protocol":            "TestWorkspaceProtocolFollowsNPM (npm packs and installs every dependency field)",
+	"pi-extension-missing-resolved": "TestPiExtensionsAgreeWithPi (internal/pack: the pinned Pi's own package manager resolves the same folders, globs and patterns)",
 }
 
 // pinnedByPlaiosAlone are the fixtures whose finding no tool here decides: the rule reads a

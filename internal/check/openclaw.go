@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
+	"testing/fstest"
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/pack"
@@ -22,7 +24,7 @@ var (
 	piPeerRangeRule = &Rule{ID: "pi-peer-range", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiPeers,
 		Help: "Pi's core packages (`@earendil-works/pi-coding-agent`, `pi-ai`, `pi-agent-core`, `pi-tui`, `typebox`) are provided by Pi itself: list them as peer dependencies with the range `\"*\"`, never in `dependencies`, or a second copy is bundled next to Pi's."}
 	piExtensionMissingRule = &Rule{ID: "pi-extension-missing", Severity: Error, Runtime: pack.Pi, Family: "OpenClaw and Pi", Run: runPiExtensions,
-		Help: "Every entry of package.json `pi.extensions` must be a file npm packs; Pi loads extensions from those paths in the installed package."}
+		Help: "Pi loads a package's extensions from the installed package, resolving package.json's `pi` field as Pi 1.6.0 does (dist/core/package-manager.js): each `pi.extensions` entry is a file, a folder (its own package.json `pi.extensions`, else its index.ts or index.js, else its .ts and .js files and the index of each subfolder) or a glob, and `!`, `+` and `-` entries filter what they find; without `pi.extensions`, a `pi` field that lists no skills, prompts or themes either means the conventional extensions/ folder. A plain entry must give Pi something among the files npm packs (or that the build writes and `files` ships), since Pi skips one that names nothing without a word; a package from which Pi loads nothing at all is refused. A package whose `pi` field lists only skills, prompts or themes has no extension, and that is no fault. guard resolves the tarball the same way."}
 )
 
 // maxOpenClawManifest is the largest manifest OpenClaw reads (MAX_PLUGIN_MANIFEST_BYTES).
@@ -171,23 +173,85 @@ func runPiPeers(p *Pass) {
 	}
 }
 
+// runPiExtensions resolves package.json's pi field as Pi 1.6.0 does (pack.PiPackageExtensions,
+// which guard reads too): files, folders, globs with ! exclusions, or the conventional
+// extensions/ folder, over the files npm would pack. An entry that gives Pi nothing is a
+// finding unless it is a file the build has yet to write and "files" would ship; a package
+// from which Pi loads nothing at all is one too. A package whose pi field lists only skills,
+// prompts or themes has no extension, and that is no fault.
 func runPiExtensions(p *Pass) {
 	pj := p.Pack.JSON()
-	m := p.Pack.Pi
-	if pj.Value == nil || m == nil {
+	if pj.Value == nil {
 		return
 	}
-	exts := m.Value.Get("extensions")
-	if exts == nil || exts.Kind != jsonpos.Array || len(exts.Items) == 0 {
-		p.ReportJSON(p.PackageJSON(), orValue(exts, m.Value), "the pi field lists no extensions", `add "pi": {"extensions": ["./dist/index.js"]}`)
+	source, err := fs.Sub(p.WS.FS, p.Pack.Dir)
+	if err != nil {
+		return
+	}
+	shipped, err := p.shippedFS()
+	if err != nil {
+		return // the packlist failure is reported once, by package-json-invalid
+	}
+	seen := shipped
+	if pj.Private {
+		seen = source // not published: Pi loads it from the folder
+	}
+	if pack.PiLoadsNothing(seen, pj.Value) {
+		p.ReportJSON(p.PackageJSON(), orValue(pj.Get("pi"), pj.Value), pack.PiNothingMessage, pack.PiNothingHint)
 		return
 	}
 	if pj.Private {
-		return // not published: Pi loads it from the folder
+		return
 	}
-	for _, it := range m.Extensions {
-		if ok, why := p.shippedOrBuilt(it.Str); !ok {
-			p.ReportJSON(p.PackageJSON(), it, fmt.Sprintf("pi.extensions names %s, which npm would not pack: %s", it.Str, why), filesHint(it.Str))
+	for _, e := range pack.PiPackageExtensions(shipped, pj.Value) {
+		switch e.Problem {
+		case pack.PiFound:
+		case pack.PiOutside:
+			p.ReportJSON(p.PackageJSON(), e.At, fmt.Sprintf("pi.extensions names %s, which leaves the package", e.At.Str), "name a file or folder inside the package")
+		default:
+			if p.Exists(e.Path) && isDirFS(source, e.Path) {
+				// A folder: what Pi would find in it in the source, and why npm leaves it out.
+				files := pack.PiFilesAt(source, e.Path)
+				if len(files) == 0 {
+					p.ReportJSON(p.PackageJSON(), e.At, fmt.Sprintf("pi.extensions names the folder %s, in which Pi finds no extension (no index.ts or index.js, no .ts or .js file)", e.At.Str), "")
+					continue
+				}
+				if ok, why := p.shippedOrBuilt(files[0]); !ok {
+					p.ReportJSON(p.PackageJSON(), e.At, fmt.Sprintf("pi.extensions names the folder %s, whose extension %s npm would not pack: %s", e.At.Str, files[0], why), filesHint(e.Path))
+				}
+				continue
+			}
+			if ok, why := p.shippedOrBuilt(e.Path); !ok {
+				hint := filesHint(e.Path)
+				if why == "the file does not exist" {
+					hint = "name a file that exists, or one the build writes"
+				}
+				p.ReportJSON(p.PackageJSON(), e.At, fmt.Sprintf("pi.extensions names %s, which npm would not pack: %s", e.At.Str, why), hint)
+			}
 		}
 	}
+}
+
+// shippedFS is the package folder as an installed copy holds it: only the files npm would
+// pack. The package.json files among them are readable (Pi's resolution reads a folder's
+// package.json); the others are empty.
+func (p *Pass) shippedFS() (fs.FS, error) {
+	list, err := p.Shipped()
+	if err != nil {
+		return nil, err
+	}
+	m := fstest.MapFS{}
+	for _, f := range list.Files() {
+		mf := &fstest.MapFile{Mode: 0o644}
+		if path.Base(f) == "package.json" {
+			mf.Data, _ = fs.ReadFile(p.WS.FS, p.Pack.File(f))
+		}
+		m[f] = mf
+	}
+	return m, nil
+}
+
+func isDirFS(fsys fs.FS, p string) bool {
+	st, err := fs.Stat(fsys, p)
+	return err == nil && st.IsDir()
 }

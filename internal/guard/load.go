@@ -386,7 +386,7 @@ func buildInput(check, name, installedDir string, pkg *jsonpos.Value, agentos *p
 			}
 		}
 	case checkPi:
-		for _, e := range piPackageEntries(os.DirFS(installedDir), pkg) {
+		for _, e := range pack.PiPackageExtensions(os.DirFS(installedDir), pkg) {
 			if e.File != "" {
 				in.Files = append(in.Files, filepath.Join(installedDir, filepath.FromSlash(e.File)))
 			}

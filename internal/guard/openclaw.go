@@ -7,6 +7,7 @@ import (
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	"github.com/plaios/plaios/internal/npm/tarball"
+	"github.com/plaios/plaios/internal/pack"
 )
 
 // openClawEntry is one entry of a plugin's package.json openclaw.extensions and the file an
@@ -36,40 +37,32 @@ type openClawEntry struct {
 // has says whether a file (relative to the package) exists. The error is for the field as a
 // whole (missing, empty, lengths that differ); problems of single entries are in Problem.
 func openClawEntries(pj *jsonpos.Value, has func(string) bool) ([]openClawEntry, *jsonpos.Value, string) {
-	oc := pj.Get("openclaw")
-	exts := oc.Get("extensions")
-	if exts == nil {
-		if oc == nil {
-			oc = pj
+	entries, problems, missing := pack.OpenClawEntries(pj)
+	if missing {
+		at := pj.Get("openclaw")
+		if at == nil {
+			at = pj
 		}
-		return nil, oc, "the packed package.json has no openclaw.extensions, so openclaw refuses to install the plugin"
+		return nil, at, "the packed package.json has no openclaw.extensions, so openclaw refuses to install the plugin"
 	}
-	if exts.Kind != jsonpos.Array || len(exts.Items) == 0 {
-		return nil, exts, "openclaw.extensions is empty (or not a list), so openclaw refuses to install the plugin"
-	}
-	for i, it := range exts.Items {
-		if it.Kind != jsonpos.String || strings.TrimSpace(it.Str) == "" {
-			return nil, it, fmt.Sprintf("openclaw.extensions[%d] must be a non-empty string", i)
+	if len(problems) > 0 {
+		at := problems[0].At
+		if at == nil {
+			at = pj
 		}
+		return nil, at, strings.TrimPrefix(problems[0].Message, "package.json ") + ", so openclaw refuses to install the plugin"
 	}
-	var runtime []string
-	rt := oc.Get("runtimeExtensions")
-	if rt != nil && rt.Kind == jsonpos.Array {
-		for i, it := range rt.Items {
-			if it.Kind != jsonpos.String || strings.TrimSpace(it.Str) == "" {
-				return nil, it, fmt.Sprintf("openclaw.runtimeExtensions[%d] must be a non-empty string", i)
-			}
-			runtime = append(runtime, strings.TrimSpace(it.Str))
+	var declared, runtime []*jsonpos.Value
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Field, "openclaw.extensions[") {
+			continue // the setup entries: checkOpenClawSetup
 		}
-		if len(runtime) > 0 && len(runtime) != len(exts.Items) {
-			return nil, rt, fmt.Sprintf("openclaw.runtimeExtensions length (%d) must match openclaw.extensions length (%d), as openclaw requires", len(runtime), len(exts.Items))
+		declared = append(declared, e.Source)
+		if e.Runtime != nil {
+			runtime = append(runtime, e.Runtime)
 		}
 	}
-	var rtItems []*jsonpos.Value
-	if len(runtime) > 0 {
-		rtItems = rt.Items
-	}
-	return resolveOpenClawEntries(exts.Items, rtItems, "openclaw.extensions", "openclaw.runtimeExtensions", has), nil, ""
+	return resolveOpenClawEntries(declared, runtime, "openclaw.extensions", "openclaw.runtimeExtensions", has), nil, ""
 }
 
 // resolveOpenClawEntries finds the runtime file of each declared entry (with the runtime
@@ -89,8 +82,8 @@ func resolveOpenClawEntries(declared, runtime []*jsonpos.Value, field, runtimeFi
 			} else {
 				e.Problem = fmt.Sprintf("the tarball lacks %s, the runtime entry %s names for %s", rel, runtimeField, e.Declared)
 			}
-		case isTypeScriptEntry(e.Declared):
-			cands := builtRuntimeCandidates(e.Declared)
+		case pack.IsTypeScriptEntry(e.Declared):
+			cands := pack.BuiltEntryCandidates(e.Declared)
 			for _, c := range cands {
 				if rel, ok := insidePackage(c); ok && has(rel) {
 					e.Runtime = rel
@@ -129,51 +122,6 @@ func insidePackage(p string) (string, bool) {
 		return "", false
 	}
 	return c, true
-}
-
-// isTypeScriptEntry is openclaw's isTypeScriptPackageEntry (src/plugins/package-entrypoints.ts).
-func isTypeScriptEntry(p string) bool {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".ts", ".tsx", ".mts", ".cts":
-		return true
-	}
-	return false
-}
-
-// builtRuntimeCandidates is openclaw's listBuiltRuntimeEntryCandidates
-// (src/plugins/package-entrypoints.ts): where the compiled file of a TypeScript entry is
-// looked for, in order.
-func builtRuntimeCandidates(entry string) []string {
-	if !isTypeScriptEntry(entry) {
-		return nil
-	}
-	normalized := strings.ReplaceAll(entry, "\\", "/")
-	ext := strings.ToLower(path.Ext(normalized))
-	without := strings.TrimSuffix(normalized, path.Ext(normalized))
-	rel := strings.TrimPrefix(without, "./")
-	dist := "./dist/" + rel
-	if strings.HasPrefix(rel, "src/") {
-		dist = "./dist/" + rel[4:]
-	}
-	outs := []string{".js", ".mjs", ".cjs"}
-	switch ext {
-	case ".mts":
-		outs = []string{".mjs", ".js", ".cjs"}
-	case ".cts":
-		outs = []string{".cjs", ".js", ".mjs"}
-	}
-	bases := []string{dist}
-	if strings.HasPrefix(rel, "src/") {
-		bases = append(bases, "./dist/"+rel)
-	}
-	bases = append(bases, without)
-	var out []string
-	for _, b := range bases {
-		for _, e := range outs {
-			out = append(out, b+e)
-		}
-	}
-	return out
 }
 
 // OpenClaw's limits on a plugin installed from npm, as the installed openclaw 2026.9.6

@@ -2,16 +2,19 @@ package guard
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/testenv"
 )
 
 // TestPiExtensions: guard finds a Pi package's extensions as Pi 1.6.0 does (a folder's
-// index.ts, globs with ! exclusions, no extension at all in a skills package) and loads them
+// index.ts, globs with ! exclusions, no extension at all in a skills package; a file the
+// tarball lacks and a package that gives Pi nothing fail, at exact positions) and loads them
 // with the extension loader of the workspace's Pi, as Pi itself does. Without a Pi in the
 // workspace a JavaScript extension still loads, and a TypeScript one fails with a sentence
 // saying what to install.
@@ -55,6 +58,18 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 		"packages/skills/package.json":           pkg("skills", `{"skills":["./skills"]}`),
 		"packages/skills/README.md":              readme,
 		"packages/skills/skills/review/SKILL.md": "---\nname: review\ndescription: Reviews.\n---\nReview the change.\n",
+		// A file that is not in the tarball (Pi would skip it without a word), and a package
+		// from which Pi loads nothing: both fail, at the entry and at the pi field.
+		"packages/missing/package.json": `{"name":"@guard-pi/missing","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"peerDependencies":{"@earendil-works/pi-coding-agent":"*"},
+"pi":{"extensions":["./ext/a.js",
+  "./ext/gone.js"]}}`,
+		"packages/missing/README.md": readme,
+		"packages/missing/ext/a.js":  tool("tool_m"),
+		"packages/nothing/package.json": `{"name":"@guard-pi/nothing","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"peerDependencies":{"@earendil-works/pi-coding-agent":"*"},
+ "pi":{"image":"shot.png"}}`,
+		"packages/nothing/README.md": readme,
 	})
 	modules := filepath.Dir(filepath.Dir(piBin))
 	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
@@ -82,6 +97,23 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 		}
 		if strings.Join(got, ",") != tools {
 			t.Errorf("%s registered %v, want %s", d, got, tools)
+		}
+	}
+
+	for d, want := range map[string]string{
+		"packages/missing": "packages/missing/package.json:4:3 pi-extension-missing: the tarball lacks ext/gone.js, which pi.extensions names (Pi skips it without a word)",
+		"packages/nothing": "packages/nothing/package.json:3:7 pi-extension-missing: " + pack.PiNothingMessage,
+	} {
+		r := byDir(rep)[d]
+		if r == nil || r.OK {
+			t.Fatalf("%s: %+v", d, r)
+		}
+		var got []string
+		for _, x := range r.Diagnostics {
+			got = append(got, fmt.Sprintf("%s:%d:%d %s: %s", x.File, x.Line, x.Col, x.Rule, x.Message))
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%s: findings\n%s\nwant\n%s", d, strings.Join(got, "\n"), want)
 		}
 	}
 

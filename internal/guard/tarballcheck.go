@@ -314,16 +314,26 @@ func (g *run) checkOpenClawSetup(r *Result, pj *jsonpos.Value, tb *tarball.Tarba
 }
 
 // checkPi: every pi.extensions entry names files in the tarball, as Pi resolves them
-// (piPackageEntries).
+// (pack.PiPackageExtensions, which validate's pi-extension-missing reads too), and the package
+// gives Pi something to load.
 func (g *run) checkPi(r *Result, pj *jsonpos.Value, tb *tarball.Tarball) {
-	for _, e := range piPackageEntries(r.packed.files(), pj) {
-		if e.Problem != "" {
-			msg := e.Problem
-			if e.At != nil && e.At.Kind == jsonpos.String && strings.HasPrefix(msg, "the tarball lacks ") {
-				msg = lacking(r, e.At.Str, msg)
-			}
-			r.diag("pi-extension-missing", "package.json", e.At, msg, "build before packing, and make files in package.json cover it")
+	files := r.packed.files()
+	for _, e := range pack.PiPackageExtensions(files, pj) {
+		var msg string
+		switch e.Problem {
+		case pack.PiFound:
+			continue
+		case pack.PiOutside:
+			msg = fmt.Sprintf("pi.extensions names %s, which leaves the package", e.Path)
+		case pack.PiEmptyFolder:
+			msg = fmt.Sprintf("pi.extensions names the folder %s, in which Pi finds no extension (no index.ts or index.js, no .ts or .js file)", e.Path)
+		default:
+			msg = lacking(r, e.Path, fmt.Sprintf("the tarball lacks %s, which pi.extensions names (Pi skips it without a word)", e.Path))
 		}
+		r.diag("pi-extension-missing", "package.json", e.At, msg, "build before packing, and make files in package.json cover it")
+	}
+	if pack.PiLoadsNothing(files, pj) {
+		r.diag("pi-extension-missing", "package.json", pj.Get("pi"), pack.PiNothingMessage, pack.PiNothingHint)
 	}
 }
 

@@ -74,6 +74,8 @@ func (g *run) validatePacked(r *Result) {
 	pj := workspace.ReadPackageJSON(fsys, ".")
 	ws := &workspace.Workspace{FS: fsys, Source: "single", PackManager: "npm", Packages: []*workspace.Package{{Dir: ".", JSON: pj, Role: r.Role}}}
 	p := pack.Load(ws, ws.Packages[0], r.Runtime)
+	// The conventions of the framers' layout follow the folder the tarball was packed from.
+	p.Framers = r.pk != nil && r.pk.Framers
 	have := map[string]bool{}
 	for _, d := range r.Diagnostics {
 		have[d.Rule] = true

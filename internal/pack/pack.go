@@ -53,6 +53,11 @@ type Pack struct {
 	Runtime Runtime
 	Role    string
 
+	// Framers says that the package lies in the layout of the framers' agentos-extensions
+	// repository (FramersLayout), whose conventions (the repository's Apache-2.0 licence,
+	// no LICENSE of a pack's own) bind its packs and no community pack.
+	Framers bool
+
 	AgentOS  *AgentOSModel  // manifest.json, when the runtime is agentos and the file exists
 	PLAIOS   *PLAIOSModel   // agent-os.package.yaml
 	OpenClaw *OpenClawModel // openclaw.plugin.json
@@ -152,7 +157,7 @@ func DependsOn(pj *workspace.PackageJSON, dep string) bool {
 // Load builds the Pack of a workspace package, parsing its runtime manifest. Parse failures
 // are kept in the models (Err fields); Load itself does not fail.
 func Load(ws *workspace.Workspace, pkg *workspace.Package, force Runtime) *Pack {
-	p := &Pack{WS: ws, Pkg: pkg, Dir: pkg.Dir, Role: pkg.Role}
+	p := &Pack{WS: ws, Pkg: pkg, Dir: pkg.Dir, Role: pkg.Role, Framers: FramersLayout(ws.FS, pkg.Dir)}
 	var parsed *AgentOSModel
 	p.Runtime, parsed = detect(ws, pkg, force)
 	switch p.Runtime {
@@ -170,6 +175,27 @@ func Load(ws *workspace.Workspace, pkg *workspace.Package, force Runtime) *Pack 
 		p.Pi = ParsePi(pkg.JSON)
 	}
 	return p
+}
+
+// The folders of the framers' agentos-extensions repository (registry.json's paths).
+const (
+	FramersCuratedDir  = "registry/curated/"
+	FramersTemplateDir = "templates/"
+)
+
+// FramersLayout reports whether the package folder dir (a slash path from the repository root)
+// lies in the layout of the framers' agentos-extensions repository: a pack under
+// registry/curated/, or a template under templates/ of a repository that has
+// registry/curated/. A community pack (packages/demo) is not.
+func FramersLayout(fsys fs.FS, dir string) bool {
+	if strings.HasPrefix(dir, FramersCuratedDir) {
+		return true
+	}
+	if !strings.HasPrefix(dir, FramersTemplateDir) {
+		return false
+	}
+	st, err := fs.Stat(fsys, strings.TrimSuffix(FramersCuratedDir, "/"))
+	return err == nil && st.IsDir()
 }
 
 // LoadAll loads every package of the workspace.

@@ -230,3 +230,28 @@ func TestOpenClawEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestFramersLayout: the framers' agentos-extensions layout is a pack under registry/curated/,
+// or a template under templates/ of a repository that has registry/curated/; a community
+// repository's packages/ and templates/ are not.
+func TestFramersLayout(t *testing.T) {
+	framers := fstest.MapFS{"registry/curated/tools/x/package.json": {Data: []byte(`{}`)}, "templates/t/package.json": {Data: []byte(`{}`)}}
+	community := fstest.MapFS{"packages/x/package.json": {Data: []byte(`{}`)}, "templates/t/package.json": {Data: []byte(`{}`)}}
+	for _, c := range []struct {
+		fsys fstest.MapFS
+		dir  string
+		want bool
+	}{
+		{framers, "registry/curated/tools/x", true},
+		{framers, "registry/curated/auth", true},
+		{framers, "templates/t", true},
+		{framers, ".", false},
+		{community, "packages/x", false},
+		{community, "templates/t", false},
+		{community, "registry/curated/tools/x", true},
+	} {
+		if got := FramersLayout(c.fsys, c.dir); got != c.want {
+			t.Errorf("FramersLayout(%s) = %v, want %v", c.dir, got, c.want)
+		}
+	}
+}
