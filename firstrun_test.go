@@ -32,8 +32,12 @@ var quickStart = []string{
 // next steps create prints.
 type firstRunPack struct {
 	args   []string // after `plaios create`
+	golden string   // the case of testdata/golden/create it is, file for file and byte for byte
 	checks []string // after the next steps: plaios validate --strict, plaios guard, an export check
 }
+
+// quickStartGolden is the golden case the README's quick start makes.
+const quickStartGolden = "plaios-action"
 
 // firstRunWorkspace is a fresh workspace a user makes packs in.
 type firstRunWorkspace struct {
@@ -61,16 +65,16 @@ var checkSays = [][2]string{
 // own workspace, on Node 24, which its openclaw peer needs.
 func firstRunWorkspaces(manager string) []firstRunWorkspace {
 	main := firstRunWorkspace{name: "main", packs: []firstRunPack{
-		{args: []string{"--kind", strings.Join(scaffold.Kinds(scaffold.PLAIOS), ","), "every-kind"}, checks: firstRunChecks},
-		{args: []string{"--runtime", "agentos", "tool", "search", "--category", "research"}, checks: firstRunChecks},
-		{args: []string{"--runtime", "agentos", "multi-tool", "notes"}, checks: firstRunChecks},
-		{args: []string{"--runtime", "agentos", "guardrail", "no-secrets"}, checks: firstRunChecks},
-		{args: []string{"--runtime", "pi", "tool", "stats"}, checks: append(firstRunChecks[:1:1], "plaios export pi --check")},
+		{args: []string{"--kind", strings.Join(scaffold.Kinds(scaffold.PLAIOS), ","), "every-kind"}, golden: "plaios-every-kind", checks: firstRunChecks},
+		{args: []string{"--runtime", "agentos", "tool", "search", "--category", "research"}, golden: "agentos-tool", checks: firstRunChecks},
+		{args: []string{"--runtime", "agentos", "multi-tool", "notes"}, golden: "agentos-multi-tool", checks: firstRunChecks},
+		{args: []string{"--runtime", "agentos", "guardrail", "no-secrets"}, golden: "agentos-guardrail", checks: firstRunChecks},
+		{args: []string{"--runtime", "pi", "tool", "stats"}, golden: "pi-tool", checks: append(firstRunChecks[:1:1], "plaios export pi --check")},
 	}}
 	openclaw := firstRunWorkspace{name: "openclaw", node24: true, packs: []firstRunPack{
 		// The real openclaw the install brought in is the oracle: it accepts the plugin and its
 		// manifest (what the template's plugin:validate script runs, without building again).
-		{args: []string{"--runtime", "openclaw", "tool", "clock"}, checks: append(firstRunChecks[:1:1], "plaios export openclaw --check",
+		{args: []string{"--runtime", "openclaw", "tool", "clock"}, golden: "openclaw-tool", checks: append(firstRunChecks[:1:1], "plaios export openclaw --check",
 			"npx openclaw plugins validate --entry ./dist/index.js", "npx openclaw plugins build --entry ./dist/index.js --check")},
 	}}
 	if manager == "pnpm" {
@@ -88,9 +92,17 @@ func firstRunWorkspaces(manager string) []firstRunWorkspace {
 // for Pi and OpenClaw, the export check, asserting each exit code. The npm workspace also
 // follows the README's quick start as written, and then installs the host packages (the
 // declarations of testdata/plaios-types, standing in for the real @plaios/core and
-// @plaios/microfrontend) to show that the same PLAIOS pack builds against them unchanged.
+// @plaios/microfrontend) to show that the same PLAIOS packs build against them unchanged.
+//
+// It is also the end-to-end proof of create's golden files (testdata/golden/create): every
+// pack it makes is its golden case, file for file and byte for byte, in the folder the case's
+// options give, so each golden file that is built is one that the pinned TypeScript, node's
+// test runner, guard's sandboxed load (every class constructed, every factory called, the
+// network refused) and the runtime's own CLI accepted. The golden cases it does not make are
+// PLAIOS kinds alone or paired; their files are the every-kind pack's, which it builds.
 func TestFirstRun(t *testing.T) {
 	testenv.SkipShort(t, "installs every template's dependencies from a local registry and builds every pack (minutes)")
+	cases := goldenCases(t)
 	npm := testenv.LookPath(t, "npm")
 	node20 := testenv.LookPath(t, "node")
 	if v := strings.TrimSpace(testenv.Run(t, ".", nil, node20, "--version")); !regexp.MustCompile(`^v(20|22)\.`).MatchString(v) {
@@ -163,10 +175,14 @@ func TestFirstRun(t *testing.T) {
 				root := newWorkspace(t, manager)
 				r := &firstRunner{t: t, env: env, root: root, manager: manager}
 				if manager == "npm" && ws.name == "main" {
-					r.quickStart()
+					dir := r.quickStart()
+					sameAsGolden(t, root, dir, quickStartGolden, cases[quickStartGolden])
+					checkTypeScript(t, dir)
 				}
 				for _, p := range ws.packs {
 					dir := r.createAndFollow(p)
+					sameAsGolden(t, root, dir, p.golden, cases[p.golden])
+					checkTypeScript(t, dir)
 					switch {
 					case strings.Contains(strings.Join(p.args, " "), "every-kind"):
 						checkPLAIOSBuild(t, dir)
@@ -176,14 +192,7 @@ func TestFirstRun(t *testing.T) {
 						checkOpenClawEngines(t, root)
 					}
 				}
-				out := r.run(root, "plaios guard")
-				noun := "packages"
-				if r.packs == 1 {
-					noun = "package"
-				}
-				if want := fmt.Sprintf("%d %s guarded: %d ok, 0 failed", r.packs, noun, r.packs); !strings.Contains(out, want) {
-					t.Errorf("guard at the workspace root did not say %q:\n%s", want, out)
-				}
+				checkGuard(t, r.run(root, "plaios guard"), r.packs)
 				if manager == "npm" && ws.name == "main" {
 					r.withHostPackages()
 				}
@@ -299,8 +308,8 @@ func (r *firstRunner) follow(dir, step string) string {
 }
 
 // quickStart follows the README's quick start, after checking that it still says what this
-// test does.
-func (r *firstRunner) quickStart() {
+// test does, and returns the folder of the pack it made.
+func (r *firstRunner) quickStart() string {
 	r.t.Helper()
 	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(r.t), "README.md"))
 	if err != nil {
@@ -330,12 +339,15 @@ func (r *firstRunner) quickStart() {
 		}
 	}
 	checkPLAIOSBuild(r.t, dir)
+	return dir
 }
 
 // withHostPackages installs the host packages next to the PLAIOS packs (the declaration
 // packages of testdata/plaios-types, as workspace packages under host/) and builds the quick
 // start's pack again, unchanged: tsc now reads @plaios/core's and @plaios/microfrontend's own
-// types, not the pack's declarations.
+// types, not the pack's declarations. The every-kind pack builds and passes its tests next to
+// them too (npm nests its own declarations under it, since the quick start's are at the root,
+// so tsc still reads those).
 func (r *firstRunner) withHostPackages() {
 	r.t.Helper()
 	types := filepath.Join(testenv.RepoRoot(r.t), "testdata", "plaios-types")
@@ -353,7 +365,7 @@ func (r *firstRunner) withHostPackages() {
 	before := r.run(dir, tsc+" -p tsconfig.json --noEmit --listFiles")
 	r.run(r.root, "npm install --no-audit --no-fund")
 	r.run(dir, "npm run build")
-	r.run(dir, "npm test")
+	r.follow(dir, "npm test")
 	after := r.run(dir, tsc+" -p tsconfig.json --noEmit --listFiles")
 	own := filepath.Join("packages", "weather", "types", "plaios")
 	host := filepath.Join(r.root, "host")
@@ -368,6 +380,10 @@ func (r *firstRunner) withHostPackages() {
 	if strings.Contains(after, own) {
 		r.t.Errorf("with the host packages installed tsc still read the pack's own declarations:\n%s", after)
 	}
+	everyKind := filepath.Join(r.root, "packages", "every-kind")
+	r.run(everyKind, "npm run build")
+	r.follow(everyKind, "npm test")
+	checkPLAIOSBuild(r.t, everyKind)
 }
 
 // nextSteps are the commands under "Next steps:" in create's output.
@@ -551,4 +567,166 @@ func lastWins(env []string, keys ...string) []string {
 		}
 	}
 	return out
+}
+
+// goldenCase is one case of testdata/golden/create/cases.json: the options create gets.
+type goldenCase struct {
+	Runtime, Name, Category, Dir string
+	Kinds                        []string
+}
+
+// goldenCases reads testdata/golden/create/cases.json and checks that this test builds every
+// case that is not a PLAIOS pack whose kinds the every-kind pack holds (those are rendered and
+// compared by internal/scaffold's TestGolden, and their files are the every-kind pack's).
+func goldenCases(t *testing.T) map[string]goldenCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "create", "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases map[string]goldenCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatalf("testdata/golden/create/cases.json: %v", err)
+	}
+	built := map[string]bool{quickStartGolden: true}
+	for _, manager := range []string{"npm", "pnpm"} {
+		for _, ws := range firstRunWorkspaces(manager) {
+			for _, p := range ws.packs {
+				built[p.golden] = true
+			}
+		}
+	}
+	for id := range built {
+		if _, ok := cases[id]; !ok {
+			t.Fatalf("the first run makes the golden case %s, which cases.json does not hold", id)
+		}
+	}
+	everyKind := map[string]bool{}
+	for _, k := range cases["plaios-every-kind"].Kinds {
+		everyKind[k] = true
+	}
+	for id, c := range cases {
+		if built[id] {
+			continue
+		}
+		if c.Runtime != scaffold.PLAIOS {
+			t.Fatalf("the golden case %s (%s) is built by no test: add it to the first run", id, c.Runtime)
+		}
+		for _, k := range c.Kinds {
+			if !everyKind[k] {
+				t.Fatalf("the golden case %s has the PLAIOS kind %s, which the every-kind pack the first run builds does not", id, k)
+			}
+		}
+	}
+	return cases
+}
+
+// sameAsGolden checks that the pack create made in dir is the golden case id: in the folder
+// the case's options give in the workspace root, holding every golden file byte for byte and
+// no other file (what the install and the build added, node_modules and dist, aside).
+func sameAsGolden(t *testing.T, root, dir, id string, c goldenCase) {
+	t.Helper()
+	s, err := scaffold.Plan(scaffold.Options{Runtime: c.Runtime, Kinds: c.Kinds, Name: c.Name, Category: c.Category, Dir: c.Dir, WorkDir: root, Force: true})
+	if err != nil {
+		t.Fatalf("golden case %s: %v", id, err)
+	}
+	if s.Dir != dir {
+		t.Errorf("golden case %s goes to %s, but the pack is in %s", id, s.Dir, dir)
+	}
+	golden := filepath.Join(testenv.RepoRoot(t), "testdata", "golden", "create", id)
+	want := map[string]bool{}
+	err = filepath.WalkDir(golden, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(golden, p)
+		want[filepath.ToSlash(rel)] = true
+		w, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if g, err := os.ReadFile(filepath.Join(dir, rel)); err != nil || string(g) != string(w) {
+			t.Errorf("the pack's %s is not testdata/golden/create/%s/%s (%v)", rel, id, filepath.ToSlash(rel), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read the golden tree of %s: %v", id, err)
+	}
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "dist" || rel == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !want[rel] {
+			t.Errorf("the pack holds %s, which testdata/golden/create/%s does not", rel, id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkTypeScript: the TypeScript a pack's build ran is the one testdata/node/templates pins,
+// 5.9.3, found from the pack's folder as node finds it.
+func checkTypeScript(t *testing.T, dir string) {
+	t.Helper()
+	for d := dir; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "node_modules", "typescript", "package.json"))
+		if err == nil {
+			var pj struct{ Version string }
+			if err := json.Unmarshal(data, &pj); err != nil || pj.Version != "5.9.3" {
+				t.Errorf("the pack in %s was built with TypeScript %q (%v), want the pinned 5.9.3", dir, pj.Version, err)
+			}
+			return
+		}
+		if filepath.Dir(d) == d {
+			t.Errorf("no TypeScript is installed where the pack in %s finds its modules", dir)
+			return
+		}
+	}
+}
+
+// guardLine is guard's line for a package that passed: its name, version and what it loaded.
+var guardLine = regexp.MustCompile(`^ok (\S+)@\S+ \(([0-9]+) (interfaces?|descriptors?|tools?)\)$`)
+
+// checkGuard: guard at the workspace root passed every one of the packs, found nothing to say
+// about any, and loaded something from each: every class constructed, every factory called,
+// every tool registered, in its sandbox, without reaching for the network (which fails a
+// package). The every-kind pack loaded all eleven interfaces.
+func checkGuard(t *testing.T, out string, packs int) {
+	t.Helper()
+	noun := "packages"
+	if packs == 1 {
+		noun = "package"
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if want := fmt.Sprintf("%d %s guarded: %d ok, 0 failed", packs, noun, packs); lines[len(lines)-1] != want {
+		t.Errorf("guard at the workspace root did not end with %q:\n%s", want, out)
+	}
+	ok := 0
+	for _, line := range lines[:len(lines)-1] {
+		m := guardLine.FindStringSubmatch(line)
+		switch {
+		case m == nil:
+			t.Errorf("guard said %q of the packs", line)
+		case m[2] == "0":
+			t.Errorf("guard loaded nothing from %s", m[1])
+		case m[1] == "@plaios/every-kind" && m[2] != "11":
+			t.Errorf("guard loaded %s interfaces from every-kind, want 11", m[2])
+		default:
+			ok++
+		}
+	}
+	if ok != packs {
+		t.Errorf("guard passed %d packs with something loaded, want %d:\n%s", ok, packs, out)
+	}
 }

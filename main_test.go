@@ -6,11 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/plaios/plaios/cmd"
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -29,6 +31,11 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
+			// plaios is this race-built test binary: no second's sleep at each exit.
+			for _, kv := range testenv.QuietRace([]string{"GORACE=" + os.Getenv("GORACE")}) {
+				k, v, _ := strings.Cut(kv, "=")
+				env.Setenv(k, v)
+			}
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("GITHUB_ACTIONS", "")
 			env.Setenv("GITHUB_EVENT_PATH", "")

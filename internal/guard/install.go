@@ -284,6 +284,12 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 			}
 		}
 	}
+	if !network {
+		// Offline, npm would still ask the registry for the document of a member another
+		// member depends on, and retry the refused request for over a minute before taking
+		// the member's own tarball; --offline resolves it from the tarballs at once.
+		args = append(args, "--offline")
+	}
 	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
 	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
 		return err

@@ -103,7 +103,7 @@ func TestNpmName(t *testing.T) {
 }
 
 // goldenCases are the packages the golden files pin, as testdata/golden/create/cases.json lists
-// them (scaffoldtest.Cases reads the same file for the end-to-end build): every PLAIOS kind
+// them (the root package's TestFirstRun builds the same cases end to end): every PLAIOS kind
 // alone, two kinds and all eleven in one package, and every template of the other runtimes.
 func goldenCases(t *testing.T) map[string]Options {
 	t.Helper()

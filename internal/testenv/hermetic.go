@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// ChildEnv returns env (nil: CleanEnv) with TMPDIR, TMP and TEMP pointing at a new folder of
-// the test's own (under t.TempDir), so that what a child process — npm, node, plaios, tsc —
+// ChildEnv returns env (nil: CleanEnv), quiet at a race-built child's exit (QuietRace), with
+// TMPDIR, TMP and TEMP pointing at a new folder of the test's own (under t.TempDir), so that what a child process — npm, node, plaios, tsc —
 // writes to its temporary folder stays with the test, cannot be mistaken for another test's,
 // and goes when the test ends. Run does this for every command it starts; tests that build an
 // exec.Cmd themselves use it for the command's Env.
@@ -16,7 +16,7 @@ func ChildEnv(t testing.TB, env []string) []string {
 		env = CleanEnv()
 	}
 	tmp := t.TempDir()
-	out := append(append([]string(nil), env...), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
+	out := append(QuietRace(append([]string(nil), env...)), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
 		out = withoutKey(out, k, 1)
 	}

@@ -246,7 +246,8 @@ func (r *Registry) Publish(t testing.TB, dir string) {
 }
 
 // CleanEnv is the process environment without npm_config_* and PLAIOS_* variables, with npm
-// told not to audit, fund or check for updates.
+// told not to audit, fund or check for updates, and race-built children told not to linger
+// at exit (QuietRace).
 func CleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -256,7 +257,25 @@ func CleanEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false")
+	return QuietRace(append(env, "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"))
+}
+
+// QuietRace returns env with GORACE holding atexit_sleep_ms=0 (added to the options already
+// there, unless they set it). A binary built with -race — the test binary, which the tests run
+// as plaios — sleeps a second before it exits by default, so that goroutines still running
+// can report a race; the tests run plaios hundreds of times, and a race found while it runs
+// is reported (and fails it with exit 66) all the same.
+func QuietRace(env []string) []string {
+	opts := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			opts = v
+		}
+	}
+	if strings.Contains(opts, "atexit_sleep_ms=") {
+		return env
+	}
+	return withoutKey(append(env, "GORACE="+strings.TrimSpace(opts+" atexit_sleep_ms=0")), "GORACE", 1)
 }
 
 // Run runs a command in dir with env (nil: CleanEnv) and a temporary folder of the test's own

@@ -1,12 +1,12 @@
 /** The one HTTP client both tools share: base URL, API key, timeout. */
-export interface NotesApiClientConfig {
+export interface NotesClientConfig {
   baseUrl: string;
   apiKey?: string;
   timeoutMs: number;
 }
 
-export class NotesApiClient {
-  constructor(private config: NotesApiClientConfig) {}
+export class NotesClient {
+  constructor(private config: NotesClientConfig) {}
 
   setApiKey(apiKey: string | undefined): void {
     this.config = { ...this.config, apiKey };

@@ -26,7 +26,7 @@ test('both tools reach the service through one client', async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const pack = createExtensionPack({ options: { baseUrl: `http://127.0.0.1:${server.address().port}/api` } });
-    await pack.descriptors[0].onActivate({ getSecret: (id) => (id === 'notes-api.apiKey' ? 'k' : undefined) });
+    await pack.descriptors[0].onActivate({ getSecret: (id) => (id === 'notes.apiKey' ? 'k' : undefined) });
     const [search, get] = pack.descriptors.map((d) => d.payload);
     assert.deepEqual(await search.execute({ query: 'x y', limit: 1 }, context), { success: true, output: { items: [{ id: 'a' }] } });
     assert.deepEqual(await get.execute({ id: 'a' }, context), { success: true, output: { id: 'a', title: 'A' } });

@@ -1,14 +1,14 @@
 import type { ExtensionPack, ExtensionPackContext } from '@framers/agentos';
-import { WebSearchTool } from './tools/webSearch.js';
+import { SearchTool } from './tools/search.js';
 
-export { WebSearchTool } from './tools/webSearch.js';
-export type { WebSearchConfig, WebSearchInput, WebSearchOutput } from './tools/webSearch.js';
+export { SearchTool } from './tools/search.js';
+export type { SearchConfig, SearchInput, SearchOutput } from './tools/search.js';
 
 /** The secret this pack reads with getSecret (manifest.json, requiredSecrets). */
-export const API_KEY_SECRET = 'web-search.apiKey';
+export const API_KEY_SECRET = 'search.apiKey';
 
 /** Options from the pack's manifest entry (`extensionManifest.packs[].options`). */
-export interface WebSearchOptions {
+export interface SearchOptions {
   endpoint?: string;
   timeoutMs?: number;
 }
@@ -18,15 +18,15 @@ export interface WebSearchOptions {
  * API key only means requests go without one.
  */
 export function createExtensionPack(context: ExtensionPackContext = {}): ExtensionPack {
-  const options = (context.options ?? {}) as WebSearchOptions;
+  const options = (context.options ?? {}) as SearchOptions;
   const timeoutMs = Number(options.timeoutMs ?? 10_000);
-  const tool = new WebSearchTool({
+  const tool = new SearchTool({
     endpoint: options.endpoint ?? 'https://api.example.com/search',
     apiKey: context.getSecret?.(API_KEY_SECRET),
     timeoutMs: Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 10_000,
   });
   return {
-    name: '@framers/agentos-ext-web-search',
+    name: '@framers/agentos-ext-search',
     descriptors: [
       {
         id: tool.name,

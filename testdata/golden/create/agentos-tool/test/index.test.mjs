@@ -21,7 +21,7 @@ test('the pack builds with no context and matches manifest.json', () => {
   }
 });
 
-test('the web_search tool queries its endpoint with the secret', async () => {
+test('the search tool queries its endpoint with the secret', async () => {
   const seen = [];
   const server = createServer((request, response) => {
     seen.push({ url: request.url, auth: request.headers.authorization });
@@ -30,7 +30,7 @@ test('the web_search tool queries its endpoint with the secret', async () => {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const endpoint = `http://127.0.0.1:${server.address().port}/search`;
-    const secrets = { 'web-search.apiKey': 'test-key' };
+    const secrets = { 'search.apiKey': 'test-key' };
     const pack = createExtensionPack({ options: { endpoint }, getSecret: (id) => secrets[id] });
     const tool = pack.descriptors[0].payload;
     const result = await tool.execute({ query: 'rain', limit: 2 }, context);

@@ -18,13 +18,13 @@ export function textStats(text: string): TextStats {
 }
 
 export default defineToolPlugin({
-  id: "weather",
-  name: "Weather",
-  description: "Add Weather tools to OpenClaw.",
+  id: "clock",
+  name: "Clock",
+  description: "Add Clock tools to OpenClaw.",
   tools: (tool) => [
     tool({
-      name: "weather_stats",
-      label: "Weather stats",
+      name: "clock_stats",
+      label: "Clock stats",
       description: "Counts the words, characters and lines of a text.",
       parameters: Type.Object({
         text: Type.String({ description: "The text to count." }),

@@ -15,7 +15,7 @@ test("the plugin's metadata matches openclaw.plugin.json", () => {
   assert.equal(metadata.tools[0].parameters.type, "object");
 });
 
-test("weather_stats counts words, characters and lines", () => {
+test("clock_stats counts words, characters and lines", () => {
   assert.deepEqual(textStats("one two\nthree"), { words: 3, characters: 13, lines: 2 });
   assert.deepEqual(textStats(""), { words: 0, characters: 0, lines: 0 });
 });

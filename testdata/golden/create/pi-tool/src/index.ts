@@ -27,12 +27,12 @@ export const parameters = {
 } as const;
 
 /** The extension: Pi calls it with its extension API when it loads the package. */
-export default function weatherExtension(pi: ExtensionAPI): void {
+export default function statsExtension(pi: ExtensionAPI): void {
   pi.registerTool({
-    name: "weather_stats",
-    label: "Weather stats",
+    name: "stats_stats",
+    label: "Stats stats",
     description: "Counts the words, characters and lines of a text.",
-    promptSnippet: "weather_stats: count the words, characters and lines of a text",
+    promptSnippet: "stats_stats: count the words, characters and lines of a text",
     parameters,
     async execute(_toolCallId, params, signal) {
       signal?.throwIfAborted();

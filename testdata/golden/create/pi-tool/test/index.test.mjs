@@ -8,16 +8,16 @@ function fakePi() {
   return { tools, api: { registerTool: (tool) => tools.push(tool) } };
 }
 
-test("the extension registers weather_stats with a prompt snippet", () => {
+test("the extension registers stats_stats with a prompt snippet", () => {
   const { tools, api } = fakePi();
   extension(api);
   assert.equal(tools.length, 1);
-  assert.equal(tools[0].name, "weather_stats");
+  assert.equal(tools[0].name, "stats_stats");
   assert.ok(tools[0].promptSnippet);
   assert.equal(tools[0].parameters.type, "object");
 });
 
-test("weather_stats answers with text content and details, and throws on bad input", async () => {
+test("stats_stats answers with text content and details, and throws on bad input", async () => {
   const { tools, api } = fakePi();
   extension(api);
   const result = await tools[0].execute("call-1", { text: "one two\nthree" }, undefined, undefined, {});

@@ -7,19 +7,19 @@ import type {
 } from "@plaios/core/domain";
 
 /** The arguments the model sends. Strict mode: "not given" arrives as null. */
-export interface PActionCapabilityInput {
+export interface WeatherCapabilityInput {
   text: string;
   limit: number | null;
 }
 
-export interface PActionCapabilityOutput {
+export interface WeatherCapabilityOutput {
   summary: string;
   words: number;
   characters: number;
 }
 
 /** Constructor options: the config keys of agent-os.package.yaml. */
-export interface PActionCapabilityOptions {
+export interface WeatherCapabilityOptions {
   /** Longest text accepted; a value typed on the page may arrive as a string. */
   maxLength?: number | string;
 }
@@ -27,9 +27,9 @@ export interface PActionCapabilityOptions {
 const DEFAULT_LIMIT = 12;
 
 const manifest: CapabilityManifest = {
-  id: "p-action.summarize",
+  id: "weather.summarize",
   version: "0.1.0",
-  name: "p_action_summarize",
+  name: "weather_summarize",
   description: "Summarizes a text in its first words and counts its words and characters. Use it when the user asks how long a text is or wants its gist.",
   inputSchema: {
     type: "object",
@@ -40,15 +40,15 @@ const manifest: CapabilityManifest = {
     required: ["text", "limit"],
     additionalProperties: false,
   },
-  tags: ["p-action", "summary", "word count", "text"],
+  tags: ["weather", "summary", "word count", "text"],
   examples: [{ request: "How many words is this paragraph?", arguments: { text: "One two three.", limit: null } }],
 };
 
-export class PActionCapability implements Capability<PActionCapabilityInput, PActionCapabilityOutput> {
+export class WeatherCapability implements Capability<WeatherCapabilityInput, WeatherCapabilityOutput> {
   readonly manifest = manifest;
   private readonly maxLength: number;
 
-  constructor(options: PActionCapabilityOptions = {}) {
+  constructor(options: WeatherCapabilityOptions = {}) {
     const maxLength = Number(options.maxLength ?? 4000);
     this.maxLength = Number.isFinite(maxLength) && maxLength > 0 ? maxLength : 4000;
   }
@@ -70,7 +70,7 @@ export class PActionCapability implements Capability<PActionCapabilityInput, PAc
 **Limits**: texts longer than ${this.maxLength} characters fail with TEXT_TOO_LONG (not retryable).`;
   }
 
-  async execute(input: PActionCapabilityInput, context: CapabilityExecutionContext): Promise<CapabilityResult<PActionCapabilityOutput>> {
+  async execute(input: WeatherCapabilityInput, context: CapabilityExecutionContext): Promise<CapabilityResult<WeatherCapabilityOutput>> {
     if (context.signal?.aborted) {
       return { success: false, error: { code: "CANCELLED", message: "The turn was cancelled", retryable: false } };
     }

@@ -1,3 +1,3 @@
-// P Action: one class per interface of agent-os.package.yaml. The host finds each by its
+// Weather: one class per interface of agent-os.package.yaml. The host finds each by its
 // className through this entry and constructs it with `new Class(options)`.
-export { PActionCapability } from "./action.js";
+export { WeatherCapability } from "./action.js";

@@ -1,20 +1,20 @@
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '@framers/agentos';
-import type { NotesApiClient } from '../client.js';
+import type { NotesClient } from '../client.js';
 
-export interface NotesApiSearchInput {
+export interface NotesSearchInput {
   query: string;
   limit?: number;
 }
 
-export interface NotesApiSearchOutput {
+export interface NotesSearchOutput {
   items: unknown[];
 }
 
-export class NotesApiSearchTool implements ITool<NotesApiSearchInput, NotesApiSearchOutput> {
-  readonly id = 'com.framers.ext.notes-api.notes_api_search';
-  readonly name = 'notes_api_search';
-  readonly displayName = 'Notes Api Search';
-  readonly description = 'Searches the service for items matching a query. Use it first; then fetch one item with notes_api_get.';
+export class NotesSearchTool implements ITool<NotesSearchInput, NotesSearchOutput> {
+  readonly id = 'com.framers.ext.notes.notes_search';
+  readonly name = 'notes_search';
+  readonly displayName = 'Notes Search';
+  readonly description = 'Searches the service for items matching a query. Use it first; then fetch one item with notes_get.';
   readonly category = 'tools';
   readonly hasSideEffects = false;
   readonly inputSchema: JSONSchemaObject = {
@@ -27,9 +27,9 @@ export class NotesApiSearchTool implements ITool<NotesApiSearchInput, NotesApiSe
     additionalProperties: false,
   };
 
-  constructor(private readonly client: NotesApiClient) {}
+  constructor(private readonly client: NotesClient) {}
 
-  async execute(input: NotesApiSearchInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<NotesApiSearchOutput>> {
+  async execute(input: NotesSearchInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<NotesSearchOutput>> {
     const limit = input.limit ?? 10;
     try {
       const body = await this.client.get('search', { q: input.query, limit: String(limit) });

@@ -1,15 +1,15 @@
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '@framers/agentos';
-import type { NotesApiClient } from '../client.js';
+import type { NotesClient } from '../client.js';
 
-export interface NotesApiGetInput {
+export interface NotesGetInput {
   id: string;
 }
 
-export class NotesApiGetTool implements ITool<NotesApiGetInput, unknown> {
-  readonly id = 'com.framers.ext.notes-api.notes_api_get';
-  readonly name = 'notes_api_get';
-  readonly displayName = 'Notes Api Get';
-  readonly description = 'Fetches one item by the id notes_api_search returned. Never invent an id.';
+export class NotesGetTool implements ITool<NotesGetInput, unknown> {
+  readonly id = 'com.framers.ext.notes.notes_get';
+  readonly name = 'notes_get';
+  readonly displayName = 'Notes Get';
+  readonly description = 'Fetches one item by the id notes_search returned. Never invent an id.';
   readonly category = 'tools';
   readonly hasSideEffects = false;
   readonly inputSchema: JSONSchemaObject = {
@@ -21,9 +21,9 @@ export class NotesApiGetTool implements ITool<NotesApiGetInput, unknown> {
     additionalProperties: false,
   };
 
-  constructor(private readonly client: NotesApiClient) {}
+  constructor(private readonly client: NotesClient) {}
 
-  async execute(input: NotesApiGetInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<unknown>> {
+  async execute(input: NotesGetInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<unknown>> {
     try {
       return { success: true, output: await this.client.get(`items/${encodeURIComponent(input.id)}`) };
     } catch (error) {

@@ -1,26 +1,26 @@
 import type { ITool, JSONSchemaObject, ToolExecutionContext, ToolExecutionResult } from '@framers/agentos';
 
-export interface WebSearchConfig {
+export interface SearchConfig {
   endpoint: string;
   apiKey?: string;
   timeoutMs: number;
 }
 
-export interface WebSearchInput {
+export interface SearchInput {
   query: string;
   limit?: number;
 }
 
-export interface WebSearchOutput {
+export interface SearchOutput {
   query: string;
   results: unknown[];
 }
 
 /** Looks a query up at a JSON endpoint: GET <endpoint>?q=<query>&limit=<limit>. */
-export class WebSearchTool implements ITool<WebSearchInput, WebSearchOutput> {
-  readonly id = 'com.framers.ext.web-search.web_search';
-  readonly name = 'web_search';
-  readonly displayName = 'Web Search';
+export class SearchTool implements ITool<SearchInput, SearchOutput> {
+  readonly id = 'com.framers.ext.search.search';
+  readonly name = 'search';
+  readonly displayName = 'Search';
   readonly description = 'Looks a query up at the configured endpoint and returns the matching results. Use it when the user asks for something the endpoint knows.';
   readonly category = 'research';
   readonly hasSideEffects = false;
@@ -42,14 +42,14 @@ export class WebSearchTool implements ITool<WebSearchInput, WebSearchOutput> {
     required: ['query', 'results'],
   };
 
-  constructor(private config: WebSearchConfig) {}
+  constructor(private config: SearchConfig) {}
 
   /** Called when the host hands over the API key secret. */
   setApiKey(apiKey: string | undefined): void {
     this.config = { ...this.config, apiKey };
   }
 
-  async execute(input: WebSearchInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<WebSearchOutput>> {
+  async execute(input: SearchInput, _context: ToolExecutionContext): Promise<ToolExecutionResult<SearchOutput>> {
     const limit = input.limit ?? 5;
     let url: URL;
     try {
