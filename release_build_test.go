@@ -40,14 +40,17 @@ func TestVersionOfCheckoutBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goLine := regexp.MustCompile(`(?m)^go \S+$`).Find(gomod)
+	// The build module requires what plaios requires, at the same versions, so that Go reads
+	// the same pruned module graph as for plaios itself and needs no go.mod the module cache
+	// lacks (GOPROXY=off: a fresh machine's cache holds only what building plaios fetched).
+	mod := regexp.MustCompile(`(?m)^module \S+$`).ReplaceAll(gomod, []byte("module example.com/plaiosbuild"))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
-		"go.mod":  "module example.com/plaiosbuild\n\n" + string(goLine) + "\n\nrequire github.com/plaios/plaios v0.0.0\n\nreplace github.com/plaios/plaios => " + root + "\n",
+		"go.mod":  string(mod) + "\nrequire github.com/plaios/plaios v0.0.0\n\nreplace github.com/plaios/plaios => " + root + "\n",
 		"go.sum":  string(sum),
 		"main.go": "package main\n\nimport (\n\t\"os\"\n\n\t\"github.com/plaios/plaios/cmd\"\n)\n\nfunc main() { os.Exit(cmd.Main(os.Args[1:], cmd.System())) }\n",
 	})
