@@ -124,6 +124,10 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := os.Mkdir(s.rootDir(), 0o755); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if s.mode != Off {
 		if err := probe(ctx, s); err != nil {
 			s.Close()
@@ -164,6 +168,10 @@ func (s *Sandbox) Describe() string {
 	}
 	return "user, PID, mount and network namespaces of its own, as an unprivileged user without capabilities, seeing only the folders it needs"
 }
+
+// rootDir is the empty folder a contained child's init mounts its new root on (a tmpfs),
+// in the child's own mount namespace: the host sees it empty, and children share it.
+func (s *Sandbox) rootDir() string { return filepath.Join(s.dir, "root") }
 
 // Dir is the folder holding the node scripts.
 func (s *Sandbox) Dir() string { return s.dir }
@@ -428,11 +436,17 @@ func (s *Sandbox) Command(spec Spec) (*Child, error) {
 	if s.dir == "" {
 		return nil, errors.New("the sandbox is closed")
 	}
-	tmp, err := os.MkdirTemp(s.dir, "child-")
-	if err != nil {
-		return nil, err
+	c := &Child{memory: spec.Memory, processes: spec.Processes, Key: newKey()}
+	if !s.Isolated() {
+		// A child without namespaces gets a HOME and TMPDIR of its own here; a contained one
+		// gets them on its new root, which every contained child builds on the same empty
+		// folder (rootDir), each in its own mount namespace.
+		tmp, err := os.MkdirTemp(s.dir, "child-")
+		if err != nil {
+			return nil, err
+		}
+		c.tmp = tmp
 	}
-	c := &Child{tmp: tmp, memory: spec.Memory, processes: spec.Processes, Key: newKey()}
 	if c.memory <= 0 {
 		c.memory = DefaultMemory
 	}
