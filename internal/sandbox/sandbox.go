@@ -382,8 +382,8 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 	res.Stdout = stdout.String()
 	res.Stderr = stderr.String()
 	if !res.OutOfMemory && res.ExitCode != 0 && outOfMemoryText(res.Stderr) {
-		// V8's heap limit or an allocation refused by the data limit: the same limit, reached
-		// inside node before the watcher saw it.
+		// An allocation refused by the data limit: the same limit, reached inside node before
+		// the watcher saw it.
 		res.OutOfMemory = true
 	}
 	return res, nil
@@ -683,7 +683,10 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 	}
 	c.Events, c.evW = evR, evW
 	files := append([]*os.File{evW}, spec.Files...)
-	nodeOptions := fmt.Sprintf("--max-old-space-size=%d", max(c.memory>>20, 64))
+	// No V8 heap flag here: any (--max-old-space-size and its kin) makes node refuse its
+	// built-in code cache and compile its builtins from source, 25–30 ms a start; the watcher
+	// and RLIMIT_DATA hold the memory limit for node as for any other child.
+	nodeOptions := ""
 	if spec.Hooks {
 		cfg, _ := json.Marshal(hooksConfig{Key: c.Key, Shims: spec.Shims, Releasable: spec.Releasable})
 		cfgR, cfgW, err := os.Pipe()
@@ -698,9 +701,11 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 		files = append(files, cfgR)
 		c.closeMe = append(c.closeMe, cfgR)
 		env = append(env, fmt.Sprintf("PLAIOS_SANDBOX_CONFIG_FD=%d", 2+len(files)))
-		nodeOptions = "--require=" + s.Hooks() + " " + nodeOptions
+		nodeOptions = "--require=" + s.Hooks()
 	}
-	env = append(env, "NODE_OPTIONS="+nodeOptions)
+	if nodeOptions != "" {
+		env = append(env, "NODE_OPTIONS="+nodeOptions)
+	}
 	return s.containedCommand(c, spec, name, argv0, env, files)
 }
 
