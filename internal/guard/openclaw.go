@@ -75,7 +75,7 @@ func resolveOpenClawEntries(declared, runtime []*jsonpos.Value, field, runtimeFi
 		case len(runtime) > 0:
 			e.At = runtime[i]
 			r := strings.TrimSpace(runtime[i].Str)
-			if rel, ok := insidePackage(r); !ok {
+			if rel, ok := pack.InsidePackage(r); !ok {
 				e.Problem = fmt.Sprintf("the runtime entry %s leaves the package", r)
 			} else if has(rel) {
 				e.Runtime = rel
@@ -85,7 +85,7 @@ func resolveOpenClawEntries(declared, runtime []*jsonpos.Value, field, runtimeFi
 		case pack.IsTypeScriptEntry(e.Declared):
 			cands := pack.BuiltEntryCandidates(e.Declared)
 			for _, c := range cands {
-				if rel, ok := insidePackage(c); ok && has(rel) {
+				if rel, ok := pack.InsidePackage(c); ok && has(rel) {
 					e.Runtime = rel
 					break
 				}
@@ -98,7 +98,7 @@ func resolveOpenClawEntries(declared, runtime []*jsonpos.Value, field, runtimeFi
 				e.Problem = fmt.Sprintf("%s names the TypeScript source %s and the tarball has no compiled runtime file for it (openclaw looks for %s, or the file %s names)", field, e.Declared, strings.Join(list, ", "), runtimeField)
 			}
 		default:
-			if rel, ok := insidePackage(e.Declared); !ok {
+			if rel, ok := pack.InsidePackage(e.Declared); !ok {
 				e.Problem = fmt.Sprintf("the entry %s leaves the package", e.Declared)
 			} else if has(rel) {
 				e.Runtime = rel
@@ -109,19 +109,6 @@ func resolveOpenClawEntries(declared, runtime []*jsonpos.Value, field, runtimeFi
 		out = append(out, e)
 	}
 	return out
-}
-
-// insidePackage cleans a package-relative path and says whether it stays inside the package.
-func insidePackage(p string) (string, bool) {
-	p = strings.ReplaceAll(strings.TrimSpace(p), "\\", "/")
-	if strings.HasPrefix(p, "/") {
-		return "", false
-	}
-	c := path.Clean(p)
-	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
-		return "", false
-	}
-	return c, true
 }
 
 // OpenClaw's limits on a plugin installed from npm, as the installed openclaw 2026.9.6

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-sourcemap/sourcemap"
+
+	"github.com/plaios/plaios/internal/pack"
 )
 
 // A tool's schema reaches guard as a value the loaded code built, without a position. To
@@ -182,7 +184,7 @@ func (l *locator) original(p position) (position, bool) {
 	if !ok || src == "" || line < 1 {
 		return position{}, false
 	}
-	rel, inside := insidePackage(path.Join(path.Dir(p.file), src))
+	rel, inside := pack.InsidePackage(path.Join(path.Dir(p.file), src))
 	if !inside || strings.Contains(src, "://") {
 		return position{}, false
 	}
@@ -207,7 +209,7 @@ func (l *locator) readMap(rel string, data []byte) *sourcemap.Consumer {
 			if u, err := url.PathUnescape(ref); err == nil {
 				ref = u
 			}
-			if mp, ok := insidePackage(path.Join(path.Dir(rel), ref)); ok {
+			if mp, ok := pack.InsidePackage(path.Join(path.Dir(rel), ref)); ok {
 				raw = readSmall(filepath.Join(l.dir, filepath.FromSlash(mp)))
 			}
 		}

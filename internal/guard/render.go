@@ -46,6 +46,8 @@ func Summary(rep *Report) string {
 	failed := len(rep.Failed())
 	if n == 0 {
 		switch {
+		case rep.Selection == "unpublished" && rep.Skipped == 1:
+			return "nothing to guard: the publishable package is on the registry at its version (use --all to guard it anyway)"
 		case rep.Selection == "unpublished" && rep.Skipped > 0:
 			return fmt.Sprintf("nothing to guard: the %d publishable packages are all on the registry at their versions (use --all to guard them anyway)", rep.Skipped)
 		case rep.Selection == "unpublished":

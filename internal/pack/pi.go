@@ -84,7 +84,7 @@ func PiExtensions(fsys fs.FS, exts *jsonpos.Value) []PiEntry {
 			}
 			continue
 		}
-		rel, ok := insidePackage(entry)
+		rel, ok := InsidePackage(entry)
 		if !ok {
 			add(PiEntry{At: it, Path: entry, Problem: PiOutside})
 			continue
@@ -256,7 +256,7 @@ func piResolveFolder(fsys fs.FS, dir string) []string {
 		if json.Unmarshal(data, &pj) == nil && len(pj.Pi.Extensions) > 0 {
 			var out []string
 			for _, e := range pj.Pi.Extensions {
-				if rel, ok := insidePackage(path.Join(dir, e)); ok && exists(fsys, rel) {
+				if rel, ok := InsidePackage(path.Join(dir, e)); ok && exists(fsys, rel) {
 					out = append(out, rel)
 				}
 			}
@@ -273,8 +273,8 @@ func piResolveFolder(fsys fs.FS, dir string) []string {
 	return nil
 }
 
-// insidePackage cleans a package-relative path and says whether it stays inside the package.
-func insidePackage(p string) (string, bool) {
+// InsidePackage cleans a package-relative path and says whether it stays inside the package.
+func InsidePackage(p string) (string, bool) {
 	p = strings.ReplaceAll(strings.TrimSpace(p), "\\", "/")
 	if strings.HasPrefix(p, "/") {
 		return "", false
