@@ -119,6 +119,7 @@ type Result struct {
 	tarballPath string
 	pk          *pack.Pack
 	packed      *packed
+	validated   []check.Diagnostic // validate's errors on the tarball, until mergeValidation
 }
 
 // Descriptor is one thing a loaded package exposes: an AgentOS descriptor, a PLAIOS
@@ -317,6 +318,8 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 		return nil, ctx.Err()
 	}
 	g.checkTarballs(results)
+	waitValidation := g.startValidation(ctx, results)
+	defer waitValidation()
 	installed, err := g.install(ctx, results)
 	if err != nil {
 		return nil, err
@@ -324,7 +327,8 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	if err := g.loadAll(ctx, results, installed); err != nil {
 		return nil, err
 	}
-	g.validateAll(results)
+	waitValidation()
+	g.mergeValidation(results)
 	g.finish(rep)
 	return rep, g.writeReport(rep)
 }

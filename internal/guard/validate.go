@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"io/fs"
 	"path"
 	"testing/fstest"
@@ -45,15 +46,46 @@ var guardOwnRules = map[string]bool{
 	"pi-extension-missing": true,
 }
 
-// validateAll runs validate's rules on every packed tarball, after the loads: a pack that
-// breaks a rule of validate fails, and the install and the load have still run, so a reason
-// of theirs (the first cause) is not hidden behind it.
-func (g *run) validateAll(results []*Result) {
-	g.parallel(len(results), func(i int) {
-		if r := results[i]; r.packed != nil && r.packed.pkg != nil {
-			g.validatePacked(r)
+// validate's rules run on every packed tarball. They need only the tarballs, so they run
+// while the candidates install and load (startValidation), on the CPU the install leaves
+// idle; their errors join the results after the loads (mergeValidation): a pack that breaks a
+// rule of validate fails, and the install and the load have still run, so a reason of theirs
+// (the first cause) is not hidden behind it.
+
+// startValidation starts validate's rules on every packed tarball in the background and
+// returns what waits for them. Each result's errors are kept apart (Result.validated) until
+// mergeValidation, so that nothing the install or the load reads or writes changes meanwhile.
+func (g *run) startValidation(ctx context.Context, results []*Result) (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g.parallel(len(results), func(i int) {
+			if r := results[i]; ctx.Err() == nil && r.packed != nil && r.packed.pkg != nil {
+				r.validated = g.validatePacked(r)
+			}
+		})
+	}()
+	return func() { <-done }
+}
+
+// mergeValidation adds to each result the errors of validate's rules that it does not report
+// already, as validate would name their files: the package's own paths, so that they point at
+// the sources the tarball was packed from.
+func (g *run) mergeValidation(results []*Result) {
+	for _, r := range results {
+		have := map[string]bool{}
+		for _, d := range r.Diagnostics {
+			have[d.Rule] = true
 		}
-	})
+		for _, d := range r.validated {
+			if have[d.Rule] {
+				continue
+			}
+			d.File = path.Join(r.Dir, d.File)
+			r.Diagnostics = append(r.Diagnostics, d)
+		}
+		r.validated = nil
+	}
 }
 
 // packedFS is the package folder the tarball unpacks to, as an fs.FS.
@@ -66,25 +98,22 @@ func packedFS(tb *tarball.Tarball) fs.FS {
 }
 
 // validatePacked runs validate's per-package rules on the packed files, as validate runs
-// them on a lone package folder, with r's runtime, and adds their errors to r (paths made the
-// package's own, so that they point at the sources the tarball was packed from). Warnings are
-// validate's to report: guard keeps only what fails a pack.
-func (g *run) validatePacked(r *Result) {
+// them on a lone package folder, with r's runtime, and returns their errors but guard's own
+// rules (paths as validate gives them for the lone folder). Warnings are validate's to report:
+// guard keeps only what fails a pack.
+func (g *run) validatePacked(r *Result) []check.Diagnostic {
 	fsys := r.packed.files()
 	pj := workspace.ReadPackageJSON(fsys, ".")
 	ws := &workspace.Workspace{FS: fsys, Source: "single", PackManager: "npm", Packages: []*workspace.Package{{Dir: ".", JSON: pj, Role: r.Role}}}
 	p := pack.Load(ws, ws.Packages[0], r.Runtime)
 	// The conventions of the framers' layout follow the folder the tarball was packed from.
 	p.Framers = r.pk != nil && r.pk.Framers
-	have := map[string]bool{}
-	for _, d := range r.Diagnostics {
-		have[d.Rule] = true
-	}
+	var out []check.Diagnostic
 	for _, d := range check.Run(ws, []*pack.Pack{p}, check.Options{Severity: g.opts.Severity, Jobs: 1, PackManager: "npm"}) {
-		if d.Severity != check.Error || guardOwnRules[d.Rule] || have[d.Rule] {
+		if d.Severity != check.Error || guardOwnRules[d.Rule] {
 			continue
 		}
-		d.File = path.Join(r.Dir, d.File)
-		r.Diagnostics = append(r.Diagnostics, d)
+		out = append(out, d)
 	}
+	return out
 }

@@ -117,10 +117,7 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 			}
 			is.Mounts = append(is.Mounts, initMount{Path: m.Path, Source: src, Write: m.Write, File: !st.IsDir()})
 		}
-		is.Root = filepath.Join(c.tmp, "root")
-		if err := os.Mkdir(is.Root, 0o755); err != nil {
-			return err
-		}
+		is.Root = s.rootDir()
 		is.ProgramID = programID()
 		is.Links = systemLinks()
 		if spec.Network {

@@ -648,6 +648,19 @@ for (;;) hoard.push(Buffer.alloc(64 << 20, 1));
 	}, "used more than 2 GiB while importing it")
 }
 
+// TestProbeHeap: the import grows V8's own heap without end (arrays, not buffers). No V8
+// heap flag bounds it (one would cost every node start its code cache); the watcher and
+// RLIMIT_DATA end it at the same limit, reported in the same words.
+func TestProbeHeap(t *testing.T) {
+	probeGuard(t, map[string]string{
+		"package.json": probePackage,
+		"index.js": `
+const hoard = [];
+for (let i = 0; ; i++) hoard.push(new Array(1 << 20).fill(i + 0.5));
+`,
+	}, "used more than 2 GiB while importing it")
+}
+
 // TestProbeProcesses: the import starts processes without end.
 func TestProbeProcesses(t *testing.T) {
 	probeGuard(t, map[string]string{

@@ -124,6 +124,10 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := os.Mkdir(s.rootDir(), 0o755); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if s.mode != Off {
 		if err := probe(ctx, s); err != nil {
 			s.Close()
@@ -164,6 +168,10 @@ func (s *Sandbox) Describe() string {
 	}
 	return "user, PID, mount and network namespaces of its own, as an unprivileged user without capabilities, seeing only the folders it needs"
 }
+
+// rootDir is the empty folder a contained child's init mounts its new root on (a tmpfs),
+// in the child's own mount namespace: the host sees it empty, and children share it.
+func (s *Sandbox) rootDir() string { return filepath.Join(s.dir, "root") }
 
 // Dir is the folder holding the node scripts.
 func (s *Sandbox) Dir() string { return s.dir }
@@ -374,8 +382,8 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 	res.Stdout = stdout.String()
 	res.Stderr = stderr.String()
 	if !res.OutOfMemory && res.ExitCode != 0 && outOfMemoryText(res.Stderr) {
-		// V8's heap limit or an allocation refused by the data limit: the same limit, reached
-		// inside node before the watcher saw it.
+		// An allocation refused by the data limit: the same limit, reached inside node before
+		// the watcher saw it.
 		res.OutOfMemory = true
 	}
 	return res, nil
@@ -428,11 +436,17 @@ func (s *Sandbox) Command(spec Spec) (*Child, error) {
 	if s.dir == "" {
 		return nil, errors.New("the sandbox is closed")
 	}
-	tmp, err := os.MkdirTemp(s.dir, "child-")
-	if err != nil {
-		return nil, err
+	c := &Child{memory: spec.Memory, processes: spec.Processes, Key: newKey()}
+	if !s.Isolated() {
+		// A child without namespaces gets a HOME and TMPDIR of its own here; a contained one
+		// gets them on its new root, which every contained child builds on the same empty
+		// folder (rootDir), each in its own mount namespace.
+		tmp, err := os.MkdirTemp(s.dir, "child-")
+		if err != nil {
+			return nil, err
+		}
+		c.tmp = tmp
 	}
-	c := &Child{tmp: tmp, memory: spec.Memory, processes: spec.Processes, Key: newKey()}
 	if c.memory <= 0 {
 		c.memory = DefaultMemory
 	}
@@ -669,7 +683,10 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 	}
 	c.Events, c.evW = evR, evW
 	files := append([]*os.File{evW}, spec.Files...)
-	nodeOptions := fmt.Sprintf("--max-old-space-size=%d", max(c.memory>>20, 64))
+	// No V8 heap flag here: any (--max-old-space-size and its kin) makes node refuse its
+	// built-in code cache and compile its builtins from source, 25–30 ms a start; the watcher
+	// and RLIMIT_DATA hold the memory limit for node as for any other child.
+	nodeOptions := ""
 	if spec.Hooks {
 		cfg, _ := json.Marshal(hooksConfig{Key: c.Key, Shims: spec.Shims, Releasable: spec.Releasable})
 		cfgR, cfgW, err := os.Pipe()
@@ -684,9 +701,11 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 		files = append(files, cfgR)
 		c.closeMe = append(c.closeMe, cfgR)
 		env = append(env, fmt.Sprintf("PLAIOS_SANDBOX_CONFIG_FD=%d", 2+len(files)))
-		nodeOptions = "--require=" + s.Hooks() + " " + nodeOptions
+		nodeOptions = "--require=" + s.Hooks()
 	}
-	env = append(env, "NODE_OPTIONS="+nodeOptions)
+	if nodeOptions != "" {
+		env = append(env, "NODE_OPTIONS="+nodeOptions)
+	}
 	return s.containedCommand(c, spec, name, argv0, env, files)
 }
 

@@ -55,7 +55,7 @@ const key = top ? config.key : '';
 const origin = !isMainThread ? 'a worker thread' : top ? '' : `a child process (${describeArgv()})`;
 
 function describeArgv() {
-  const words = [process.argv0 || 'node', ...process.execArgv.filter((a) => !a.startsWith('--require') && !a.startsWith('--max-old-space-size')), ...process.argv.slice(1)];
+  const words = [process.argv0 || 'node', ...process.execArgv.filter((a) => !a.startsWith('--require')), ...process.argv.slice(1)];
   const s = words.map((w) => String(w).split('/').pop()).join(' ');
   return s.length > 80 ? s.slice(0, 79) + '…' : s;
 }
