@@ -233,57 +233,54 @@ func (p *reParser) parseBraces() (int, int, bool) {
 	return lo, hi, true
 }
 
+// groupBody parses a group's disjunction and its closing parenthesis.
+func (p *reParser) groupBody(depth int) (*reAlt, error) {
+	body, err := p.parseDisjunction(depth + 1)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek() != ')' {
+		return nil, p.err("Unterminated group")
+	}
+	p.pos++
+	return body, nil
+}
+
 func (p *reParser) parseGroup(depth int) (reNode, bool, error) {
 	p.pos++ // (
 	if p.peek() != '?' {
 		p.ngroups++
 		idx := p.ngroups
-		body, err := p.parseDisjunction(depth + 1)
+		body, err := p.groupBody(depth)
 		if err != nil {
 			return nil, false, err
 		}
-		if p.peek() != ')' {
-			return nil, false, p.err("Unterminated group")
-		}
-		p.pos++
 		return &reGroup{idx: idx, body: body}, true, nil
 	}
 	p.pos++ // ?
 	switch p.peek() {
 	case ':':
 		p.pos++
-		body, err := p.parseDisjunction(depth + 1)
+		body, err := p.groupBody(depth)
 		if err != nil {
 			return nil, false, err
 		}
-		if p.peek() != ')' {
-			return nil, false, p.err("Unterminated group")
-		}
-		p.pos++
 		return &reGroup{body: body}, true, nil
 	case '=', '!':
 		neg := p.peek() == '!'
 		p.pos++
-		body, err := p.parseDisjunction(depth + 1)
+		body, err := p.groupBody(depth)
 		if err != nil {
 			return nil, false, err
 		}
-		if p.peek() != ')' {
-			return nil, false, p.err("Unterminated group")
-		}
-		p.pos++
 		return &reLook{neg: neg, body: body}, !p.u, nil
 	case '<':
 		if n := p.peekAt(1); n == '=' || n == '!' {
 			p.pos += 2
-			body, err := p.parseDisjunction(depth + 1)
+			body, err := p.groupBody(depth)
 			if err != nil {
 				return nil, false, err
 			}
-			if p.peek() != ')' {
-				return nil, false, p.err("Unterminated group")
-			}
-			p.pos++
 			return &reLook{behind: true, neg: n == '!', body: body}, false, nil
 		}
 		p.pos++
@@ -300,14 +297,10 @@ func (p *reParser) parseGroup(depth int) (reNode, bool, error) {
 		p.ngroups++
 		idx := p.ngroups
 		p.names[name] = idx
-		body, err := p.parseDisjunction(depth + 1)
+		body, err := p.groupBody(depth)
 		if err != nil {
 			return nil, false, err
 		}
-		if p.peek() != ')' {
-			return nil, false, p.err("Unterminated group")
-		}
-		p.pos++
 		return &reGroup{idx: idx, body: body}, true, nil
 	}
 	return nil, false, p.err("Invalid group")
