@@ -2,12 +2,10 @@ package check
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -270,25 +268,13 @@ func TestBadPacksAgreeWithTheTools(t *testing.T) {
 
 	ocBin, _ := testenv.OpenClaw(t)
 	json5Dir := filepath.Join(filepath.Dir(filepath.Dir(ocBin)), "json5")
-	body, err := json.Marshal(nodeQs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(testenv.OracleNode(t), "-e", factsScript, testenv.NodeModules(t), json5Dir)
-	cmd.Env = testenv.ChildEnv(t, nil)
-	cmd.Stdin = bytes.NewReader(body)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
 	var reply struct {
 		Node    string `json:"node"`
 		Answers []any  `json:"answers"`
 	}
-	if err := json.Unmarshal(out, &reply); err != nil || len(reply.Answers) != len(nodeQs) {
-		t.Fatalf("node's answer: %v (%d of %d)\n%s", err, len(reply.Answers), len(nodeQs), out)
+	testenv.AskNode(t, nil, nodeQs, &reply, "-e", factsScript, testenv.NodeModules(t), json5Dir)
+	if len(reply.Answers) != len(nodeQs) {
+		t.Fatalf("node answered %d of %d", len(reply.Answers), len(nodeQs))
 	}
 	if reply.Node != testenv.OracleNodeVersion {
 		t.Fatalf("the facts ran on node %s, want the pinned %s", reply.Node, testenv.OracleNodeVersion)

@@ -1,10 +1,8 @@
 package jsonpos
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/rand/v2"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,30 +43,18 @@ func TestStringifyMatchesNode(t *testing.T) {
 			input = append(input, in{d, ind})
 		}
 	}
-	body, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
+	var reply struct {
+		Node string   `json:"node"`
+		Out  []string `json:"out"`
 	}
-	cmd := exec.Command(testenv.OracleNode(t), "-e", `
+	testenv.AskNode(t, nil, input, &reply, "-e", `
 let s = '';
 process.stdin.on('data', d => s += d).on('end', () => {
   const out = JSON.parse(s).map(c => JSON.stringify(JSON.parse(c.text), null, c.indent));
   process.stdout.write(JSON.stringify({ node: process.version, out }));
 });`)
-	cmd.Env = testenv.ChildEnv(t, nil)
-	cmd.Stdin = bytes.NewReader(body)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	var reply struct {
-		Node string   `json:"node"`
-		Out  []string `json:"out"`
-	}
-	if err := json.Unmarshal(raw, &reply); err != nil || len(reply.Out) != len(input) {
-		t.Fatalf("node's answer: %v (%d of %d)", err, len(reply.Out), len(input))
+	if len(reply.Out) != len(input) {
+		t.Fatalf("node answered %d of %d", len(reply.Out), len(input))
 	}
 	if reply.Node != testenv.OracleNodeVersion {
 		t.Fatalf("the oracle ran node %s, want the pinned %s", reply.Node, testenv.OracleNodeVersion)

@@ -1,10 +1,8 @@
 package jsregexp
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -47,26 +45,13 @@ type v8Answer struct {
 // askV8 runs the pinned node once on all the cases.
 func askV8(t *testing.T, cases []regexpCase) []v8Answer {
 	t.Helper()
-	node := testenv.OracleNode(t)
-	body, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, "-e", v8Script)
-	cmd.Env = testenv.ChildEnv(t, nil)
-	cmd.Stdin = bytes.NewReader(body)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
 	var reply struct {
 		Version string     `json:"version"`
 		Answers []v8Answer `json:"answers"`
 	}
-	if err := json.Unmarshal(out, &reply); err != nil || len(reply.Answers) != len(cases) {
-		t.Fatalf("the oracle's answer: %v (%d answers of %d)", err, len(reply.Answers), len(cases))
+	testenv.AskNode(t, nil, cases, &reply, "-e", v8Script)
+	if len(reply.Answers) != len(cases) {
+		t.Fatalf("the oracle answered %d of %d", len(reply.Answers), len(cases))
 	}
 	if reply.Version != testenv.OracleNodeVersion {
 		t.Fatalf("the oracle ran node %s, want the pinned %s", reply.Version, testenv.OracleNodeVersion)

@@ -1,12 +1,10 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -68,7 +66,6 @@ func loadCases(t *testing.T, name string) []oracleCase {
 func askNode(t *testing.T, op string, cases []oracleCase) []oracleAnswer {
 	t.Helper()
 	nm := testenv.NodeModules(t)
-	node := testenv.OracleNode(t)
 	type in struct {
 		Op     string          `json:"op"`
 		Schema json.RawMessage `json:"schema"`
@@ -82,26 +79,11 @@ func askNode(t *testing.T, op string, cases []oracleCase) []oracleAnswer {
 		}
 		input = append(input, in{Op: o, Schema: c.Schema, Args: c.Args})
 	}
-	body, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, filepath.Join("testdata", "oracle.js"))
-	cmd.Env = testenv.ChildEnv(t, append(testenv.CleanEnv(), "PLAIOS_NODE_MODULES="+nm))
-	cmd.Stdin = bytes.NewReader(body)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node testdata/oracle.js: %v\n%s", err, stderr.String())
-	}
 	var reply struct {
 		Versions map[string]string `json:"versions"`
 		Answers  []oracleAnswer    `json:"answers"`
 	}
-	if err := json.Unmarshal(out, &reply); err != nil {
-		t.Fatalf("the oracle's answer is not JSON: %v", err)
-	}
+	testenv.AskNode(t, append(testenv.CleanEnv(), "PLAIOS_NODE_MODULES="+nm), input, &reply, filepath.Join("testdata", "oracle.js"))
 	want := map[string]string{"node": testenv.OracleNodeVersion, "ajv": "8.20.0", "ajvFormats": "3.0.1"}
 	for k, v := range want {
 		if reply.Versions[k] != v {

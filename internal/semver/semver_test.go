@@ -1,9 +1,7 @@
 package semver
 
 import (
-	"encoding/json"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,22 +100,8 @@ type oRange struct {
 
 func askNode(t *testing.T, vs, rs []string) oracle {
 	t.Helper()
-	node := testenv.LookPath(t, "node")
-	in, err := json.Marshal(map[string][]string{"versions": vs, "ranges": rs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command(node, filepath.Join("testdata", "oracle.cjs"), testenv.NodeModules(t))
-	c.Env = testenv.ChildEnv(t, nil)
-	c.Stdin = strings.NewReader(string(in))
-	out, err := c.Output()
-	if err != nil {
-		t.Fatalf("node-semver oracle: %v", err)
-	}
 	var o oracle
-	if err := json.Unmarshal(out, &o); err != nil {
-		t.Fatalf("node-semver oracle answered %q: %v", out, err)
-	}
+	testenv.AskNode(t, nil, map[string][]string{"versions": vs, "ranges": rs}, &o, filepath.Join("testdata", "oracle.cjs"), testenv.NodeModules(t))
 	return o
 }
 

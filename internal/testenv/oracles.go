@@ -1,8 +1,10 @@
 package testenv
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -80,4 +82,28 @@ func PackageVersion(t testing.TB, dir string) string {
 		t.Fatalf("%s/package.json: %v", dir, err)
 	}
 	return m.Version
+}
+
+// AskNode runs the pinned Node (OracleNode) with args and env (nil: CleanEnv), in a temporary
+// folder of the test's own (ChildEnv), gives it question as JSON on its stdin and decodes its
+// stdout, JSON, into reply: how the oracle tests put their cases to Node and the node tools.
+// Node failing, or an answer that is not JSON, ends the test.
+func AskNode(t testing.TB, env []string, question, reply any, args ...string) {
+	t.Helper()
+	body, err := json.Marshal(question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(OracleNode(t), args...)
+	cmd.Env = ChildEnv(t, env)
+	cmd.Stdin = bytes.NewReader(body)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the pinned node: %v\n%s", err, stderr.String())
+	}
+	if err := json.Unmarshal(out, reply); err != nil {
+		t.Fatalf("the pinned node's answer is not JSON: %v\n%.2000s", err, out)
+	}
 }

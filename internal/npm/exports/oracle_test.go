@@ -1,10 +1,8 @@
 package exports
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -237,26 +235,17 @@ func askNode(t *testing.T, root string, cs []exCase) []nodeAnswer {
 	for _, c := range cs {
 		qs = append(qs, q{c.name, c.subpath, c.mode})
 	}
-	in, _ := json.Marshal(qs)
 	script := filepath.Join(root, "oracle.mjs")
 	if err := os.WriteFile(script, []byte(oracleScript), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	cmd := exec.Command(testenv.OracleNode(t), "--no-warnings", "--conditions="+customCondition, script, root)
-	cmd.Env = testenv.ChildEnv(t, nil)
-	cmd.Stdin = strings.NewReader(string(in))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
 	}
 	var reply struct {
 		Node    string       `json:"node"`
 		Answers []nodeAnswer `json:"answers"`
 	}
-	if err := json.Unmarshal(out, &reply); err != nil || len(reply.Answers) != len(cs) {
-		t.Fatalf("node answered %d of %d cases (%v): %s", len(reply.Answers), len(cs), err, out)
+	testenv.AskNode(t, nil, qs, &reply, "--no-warnings", "--conditions="+customCondition, script, root)
+	if len(reply.Answers) != len(cs) {
+		t.Fatalf("node answered %d of %d cases", len(reply.Answers), len(cs))
 	}
 	if reply.Node != testenv.OracleNodeVersion {
 		t.Fatalf("the oracle ran node %s, want the pinned %s", reply.Node, testenv.OracleNodeVersion)

@@ -1,10 +1,8 @@
 package minimatch
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -53,27 +51,12 @@ type oracleAnswer struct {
 func askOracle(t *testing.T, cases []oracleCase) []oracleAnswer {
 	t.Helper()
 	dir := testenv.OracleMinimatch(t)
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(testenv.OracleNode(t), "-e", oracleScript, dir)
-	cmd.Env = testenv.ChildEnv(t, nil)
-	cmd.Stdin = strings.NewReader(string(in))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node oracle: %v\n%s", err, stderr.String())
-	}
 	var reply struct {
 		Node      string         `json:"node"`
 		Minimatch string         `json:"minimatch"`
 		Answers   []oracleAnswer `json:"answers"`
 	}
-	if err := json.Unmarshal(out, &reply); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	testenv.AskNode(t, nil, cases, &reply, "-e", oracleScript, dir)
 	if reply.Node != testenv.OracleNodeVersion || reply.Minimatch != testenv.OracleMinimatchVersion {
 		t.Fatalf("the oracle ran minimatch %s on node %s, want the pinned %s on %s", reply.Minimatch, reply.Node,
 			testenv.OracleMinimatchVersion, testenv.OracleNodeVersion)
