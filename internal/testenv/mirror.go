@@ -49,40 +49,13 @@ func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
 	client := &http.Client{Timeout: 2 * time.Minute}
 	ctx := context.Background()
 
-	var mu sync.Mutex
-	var firstErr error
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	run := func(n int, fn func(i int)) {
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 4)
-		for i := 0; i < n; i++ {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(i int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				fn(i)
-			}(i)
-		}
-		wg.Wait()
-	}
-
-	run(len(pkgs), func(i int) {
+	err = fourAtOnce(len(pkgs), func(i int) error {
 		p, err := fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
-		if err != nil {
-			fail(err)
-			return
-		}
 		pkgs[i].MirroredPackage = p
+		return err
 	})
-	if firstErr != nil {
-		t.Fatalf("mirror: %v", firstErr)
+	if err != nil {
+		t.Fatalf("mirror: %v", err)
 	}
 
 	// Versions of one package are published one after the other; packages in parallel.
@@ -103,16 +76,16 @@ func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
 			}
 		}
 	}
-	run(len(names), func(i int) {
+	err = fourAtOnce(len(names), func(i int) error {
 		for _, p := range byName[names[i]] {
 			if err := publishTarball(ctx, client, r.URL, token, p); err != nil {
-				fail(err)
-				return
+				return err
 			}
 		}
+		return nil
 	})
-	if firstErr != nil {
-		t.Fatalf("mirror: %v", firstErr)
+	if err != nil {
+		t.Fatalf("mirror: %v", err)
 	}
 	out := make([]MirroredPackage, 0, len(pkgs))
 	for _, p := range pkgs {
@@ -272,4 +245,29 @@ func publishTarball(ctx context.Context, client *http.Client, registryURL, token
 	}
 	manifest["name"], manifest["version"] = p.Name, p.Version
 	return registrytest.PublishTarball(ctx, client, registryURL, token, tgz, manifest)
+}
+
+// fourAtOnce calls fn for 0…n-1, four at a time, and returns the first error.
+func fourAtOnce(n int, fn func(i int) error) error {
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	return first
 }

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -36,42 +35,24 @@ func MirrorToStorage(t testing.TB, r *Registry, lockfile string) []MirroredPacka
 	client := &http.Client{Timeout: 2 * time.Minute}
 	ctx := context.Background()
 
-	var mu sync.Mutex
-	var firstErr error
 	manifests := make([]cachedDoc, len(pkgs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i := range pkgs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			// A tarball whose document is cached was checked against its integrity when it
-			// was downloaded: it is not read again.
-			var err error
-			if d, file, ok := cachedDocFor(cache, pkgs[i].MirroredPackage); ok {
-				pkgs[i].Tarball, manifests[i] = file, d
-			} else {
-				var p MirroredPackage
-				p, err = fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
-				if err == nil {
-					pkgs[i].MirroredPackage = p
-					manifests[i], err = cachedManifest(p)
-				}
-			}
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
-			}
-		}(i)
-	}
-	wg.Wait()
-	if firstErr != nil {
-		t.Fatalf("mirror: %v", firstErr)
+	err = fourAtOnce(len(pkgs), func(i int) error {
+		// A tarball whose document is cached was checked against its integrity when it was
+		// downloaded: it is not read again.
+		if d, file, ok := cachedDocFor(cache, pkgs[i].MirroredPackage); ok {
+			pkgs[i].Tarball, manifests[i] = file, d
+			return nil
+		}
+		p, err := fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
+		if err != nil {
+			return err
+		}
+		pkgs[i].MirroredPackage = p
+		manifests[i], err = cachedManifest(p)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("mirror: %v", err)
 	}
 
 	type version struct {
