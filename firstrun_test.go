@@ -1,11 +1,8 @@
 package main
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -488,42 +485,15 @@ func compileAgainstFloor(t *testing.T, root, packDir, tgz string) {
 	testenv.Run(t, pack, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit")
 }
 
+// untar writes the regular files of an npm tarball into dest, without its "package/" folder.
 func untar(t *testing.T, tgz, dest string) {
 	t.Helper()
-	f, err := os.Open(tgz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := h.Name[strings.IndexByte(h.Name, '/')+1:]
-		if h.Typeflag != tar.TypeReg || strings.Contains(name, "..") {
+	for name, data := range testenv.TarballFiles(t, tgz) {
+		name = name[strings.IndexByte(name, '/')+1:]
+		if strings.Contains(name, "..") {
 			continue
 		}
-		p := filepath.Join(dest, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		out, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(out, tr); err != nil {
-			t.Fatal(err)
-		}
-		out.Close()
+		testenv.WriteFiles(t, dest, map[string]string{name: data})
 	}
 }
 

@@ -1,10 +1,7 @@
 package check
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -370,24 +367,9 @@ func extractFixture(t *testing.T, file string) string {
 // packedFile reads one file out of a tarball.
 func packedFile(t *testing.T, tgz, name string) string {
 	t.Helper()
-	f, err := os.Open(tgz)
-	if err != nil {
-		t.Fatal(err)
+	data, ok := testenv.TarballFiles(t, tgz)[name]
+	if !ok {
+		t.Fatalf("%s has no %s", tgz, name)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			t.Fatalf("%s has no %s", tgz, name)
-		}
-		if h.Name == name {
-			data, _ := io.ReadAll(tr)
-			return string(data)
-		}
-	}
+	return data
 }

@@ -1,46 +1,14 @@
 package guard
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/plaios/plaios/internal/testenv"
 )
-
-// tarEntries reads every entry of a .tgz: name → content.
-func tarEntries(t *testing.T, file string) map[string]string {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	out := map[string]string{}
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(tr)
-		out[h.Name] = string(data)
-	}
-}
 
 // TestStampGitHeadWithNPM packs a package from a git checkout with the real npm (which leaves
 // gitHead out of the tarball), stamps the tarball, publishes it with `npm publish <tarball>` to
@@ -60,14 +28,14 @@ func TestStampGitHeadWithNPM(t *testing.T) {
 	env := append(reg.NPMEnv(), "TMPDIR="+t.TempDir())
 	testenv.Run(t, dir, env, "npm", "pack", "--foreground-scripts=false")
 	file := filepath.Join(dir, "stamp-pack-0.1.0.tgz")
-	before := tarEntries(t, file)
+	before := testenv.TarballFiles(t, file)
 	if strings.Contains(before["package/package.json"], "gitHead") {
 		t.Fatalf("npm pack put gitHead into the tarball itself: %s", before["package/package.json"])
 	}
 	if err := StampGitHead(file, head); err != nil {
 		t.Fatal(err)
 	}
-	after := tarEntries(t, file)
+	after := testenv.TarballFiles(t, file)
 	want := "{\n  \"name\": \"@stamp/pack\",\n  \"version\": \"0.1.0\",\n  \"main\": \"index.js\",\n  \"gitHead\": \"" + head + "\"\n}\n"
 	if after["package/package.json"] != want {
 		t.Errorf("stamped package.json:\n%s\nwant\n%s", after["package/package.json"], want)
@@ -76,7 +44,7 @@ func TestStampGitHeadWithNPM(t *testing.T) {
 		t.Errorf("entries changed: %v → %v", before, after)
 	}
 	// Stamping again replaces the value instead of adding a second member.
-	if err := StampGitHead(file, head); err != nil || tarEntries(t, file)["package/package.json"] != want {
+	if err := StampGitHead(file, head); err != nil || testenv.TarballFiles(t, file)["package/package.json"] != want {
 		t.Errorf("a second stamp changed the file (%v)", err)
 	}
 
