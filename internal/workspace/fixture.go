@@ -1,6 +1,9 @@
 package workspace
 
-import "sort"
+import (
+	"maps"
+	"sort"
+)
 
 // Fixture is the inert input guard, mcp serve and export give one package: secrets by id, the
 // options its factory or constructors receive, and the dependencies whose install scripts
@@ -39,25 +42,7 @@ func FixtureOf(ws *Workspace, dir string, overlay map[string]Fixture) Fixture {
 // MergeFixtures lays over on top of base: secrets and options key by key, installScripts
 // added (each once, in order). Neither argument is changed.
 func MergeFixtures(base, over Fixture) Fixture {
-	out := Fixture{}
-	if len(base.Secrets)+len(over.Secrets) > 0 {
-		out.Secrets = map[string]string{}
-		for k, v := range base.Secrets {
-			out.Secrets[k] = v
-		}
-		for k, v := range over.Secrets {
-			out.Secrets[k] = v
-		}
-	}
-	if len(base.Options)+len(over.Options) > 0 {
-		out.Options = map[string]any{}
-		for k, v := range base.Options {
-			out.Options[k] = v
-		}
-		for k, v := range over.Options {
-			out.Options[k] = v
-		}
-	}
+	out := Fixture{Secrets: layered(base.Secrets, over.Secrets), Options: layered(base.Options, over.Options)}
 	seen := map[string]bool{}
 	for _, d := range append(append([]string{}, base.InstallScripts...), over.InstallScripts...) {
 		if !seen[d] {
@@ -65,5 +50,16 @@ func MergeFixtures(base, over Fixture) Fixture {
 			out.InstallScripts = append(out.InstallScripts, d)
 		}
 	}
+	return out
+}
+
+// layered is a new map of base's entries with over's on top; nil when both are empty.
+func layered[V any](base, over map[string]V) map[string]V {
+	if len(base)+len(over) == 0 {
+		return nil
+	}
+	out := make(map[string]V, len(base)+len(over))
+	maps.Copy(out, base)
+	maps.Copy(out, over)
 	return out
 }
