@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -274,5 +275,56 @@ try { fs.ftruncateSync(3, 0); } catch (e) { channel.emit({ type: 'stage', stage:
 	}
 	if len(res.Attempts) != 1 || res.Attempts[0].Target != "forged:1" {
 		t.Errorf("attempts %+v", res.Attempts)
+	}
+}
+
+// TestChildrenShareNoFiles: contained children build their new roots on one folder of the
+// sandbox (rootDir), each in a mount namespace of its own. Two children at once each write
+// their /tmp and HOME and wait for the other to have written; neither sees the other's files,
+// and the host's folder is empty all along and after.
+func TestChildrenShareNoFiles(t *testing.T) {
+	s := newSandbox(t, Config{Mode: NetNS})
+	script := `
+const fs = require('node:fs'), os = require('node:os'), path = require('node:path');
+const [me, other] = process.argv.slice(1);
+for (const d of ['/tmp', os.homedir()]) fs.writeFileSync(path.join(d, me), me);
+setTimeout(() => {
+  const seen = ['/tmp', os.homedir()].filter((d) => fs.existsSync(path.join(d, other)));
+  const mine = ['/tmp', os.homedir()].every((d) => fs.readFileSync(path.join(d, me), 'utf8') === me);
+  console.log(JSON.stringify({ home: os.homedir(), seen, mine }));
+}, 1500);
+`
+	type answer struct {
+		Home string   `json:"home"`
+		Seen []string `json:"seen"`
+		Mine bool     `json:"mine"`
+	}
+	answers := make([]answer, 2)
+	errs := make(chan error, 2)
+	for i, names := range [][2]string{{"first", "second"}, {"second", "first"}} {
+		go func() {
+			res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, names[0], names[1]}, Timeout: 30 * time.Second})
+			if err == nil && res.ExitCode != 0 {
+				err = fmt.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			if err == nil {
+				err = json.Unmarshal([]byte(res.Stdout), &answers[i])
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, a := range answers {
+		if !a.Mine || len(a.Seen) > 0 {
+			t.Errorf("child %d: wrote and read back its own files: %v; saw the other's in %v (HOME %s)", i, a.Mine, a.Seen, a.Home)
+		}
+	}
+	entries, err := os.ReadDir(s.rootDir())
+	if err != nil || len(entries) > 0 {
+		t.Errorf("the host's root folder of the children holds %d entries (%v)", len(entries), err)
 	}
 }
