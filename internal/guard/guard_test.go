@@ -731,3 +731,48 @@ func TestWorkspaceProtocolWithNPM(t *testing.T) {
 		t.Errorf("dep: %+v", r)
 	}
 }
+
+// TestOfflineInstallOfMembers: members that depend only on each other install without the
+// network and pass; npm is told so (--offline), so that it asks the registry, which the
+// install's sandbox cannot reach, for nothing. With the network, it is not.
+func TestOfflineInstallOfMembers(t *testing.T) {
+	for _, c := range []struct {
+		network bool
+		want    string
+	}{
+		{false, "install --ignore-scripts --no-audit --no-fund --no-package-lock --legacy-peer-deps --loglevel=error --registry http://r.invalid/ --offline"},
+		{true, "install --ignore-scripts --no-audit --no-fund --no-package-lock --legacy-peer-deps --loglevel=error --registry http://r.invalid/"},
+	} {
+		if got := strings.Join(installArgs("http://r.invalid/", c.network), " "); got != c.want {
+			t.Errorf("network %v: npm %s, want npm %s", c.network, got, c.want)
+		}
+	}
+
+	dir := t.TempDir()
+	readme := func(name string) string {
+		return "# " + name + "\n\n```js\nimport '@guard-off/" + name + "';\n```\n"
+	}
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":               `{"name":"off-repo","private":true,"workspaces":["packages/*"]}`,
+		"packages/base/package.json": `{"name":"@guard-off/base","version":"1.0.0","type":"module","main":"index.js","license":"MIT"}`,
+		"packages/base/index.js":     "export const base = 1;\n",
+		"packages/base/README.md":    readme("base"),
+		"packages/user/package.json": `{"name":"@guard-off/user","version":"1.0.0","type":"module","main":"index.js","license":"MIT","dependencies":{"@guard-off/base":"^1.0.0"}}`,
+		"packages/user/index.js":     "import { base } from '@guard-off/base';\nexport const user = base + 1;\n",
+		"packages/user/README.md":    readme("user"),
+	})
+	opts := baseOptions(t, dir)
+	opts.All = true
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Packages) != 2 {
+		t.Errorf("guarded %d packages, want 2", len(rep.Packages))
+	}
+	for _, r := range rep.Packages {
+		if !r.OK {
+			t.Errorf("%s: %s", r.Name, r.Reason)
+		}
+	}
+}

@@ -256,10 +256,12 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	if err := os.WriteFile(filepath.Join(dir, harnessFile), sandbox.Harness(), 0o644); err != nil {
 		return err
 	}
-	args := []string{"install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--legacy-peer-deps", "--loglevel=error"}
+	// The network only when something comes from the registry (a tarball's dependencies,
+	// peers): members that depend on nothing else install offline.
+	network := needsRegistry(manifest, members)
+	args := installArgs(g.opts.Registry, network)
 	var env []string
 	if g.opts.Registry != "" {
-		args = append(args, "--registry", g.opts.Registry)
 		env = append(env, "npm_config_registry="+g.opts.Registry)
 	}
 	cache := filepath.Join(g.tmp, "npm-cache")
@@ -270,10 +272,8 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 	for _, r := range members {
 		mounts = append(mounts, sandbox.Mount{Path: r.tarballPath})
 	}
-	// The network only when something comes from the registry (a tarball's dependencies,
-	// peers): members that depend on nothing else install offline. With it come the
-	// certificate authorities and proxies this machine reaches the registry through.
-	network := needsRegistry(manifest, members)
+	// With the network come the certificate authorities and proxies this machine reaches the
+	// registry through.
 	if network {
 		netEnv, netMounts := sandbox.NetworkEnv(g.opts.Getenv)
 		env = append(env, netEnv...)
@@ -283,12 +283,6 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 				mounts = append(mounts, sandbox.Mount{Path: ca})
 			}
 		}
-	}
-	if !network {
-		// Offline, npm would still ask the registry for the document of a member another
-		// member depends on, and retry the refused request for over a minute before taking
-		// the member's own tarball; --offline resolves it from the tarballs at once.
-		args = append(args, "--offline")
 	}
 	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
 	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
@@ -316,6 +310,21 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		}
 	}
 	return nil
+}
+
+// installArgs is npm's install of the candidates' tarballs: no scripts, no lockfile, peers not
+// enforced, from registry when one is given. Without the network npm is told --offline, so
+// that it asks the registry, which the sandbox cannot reach, for nothing: a member another
+// member depends on resolves from its own tarball.
+func installArgs(registry string, network bool) []string {
+	args := []string{"install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock", "--legacy-peer-deps", "--loglevel=error"}
+	if registry != "" {
+		args = append(args, "--registry", registry)
+	}
+	if !network {
+		args = append(args, "--offline")
+	}
+	return args
 }
 
 // needsRegistry reports whether installing the project fetches anything: a dependency of the
