@@ -300,22 +300,10 @@ func (c *compiler) jsonPointer(p uriParts, e *env, depth int) *env {
 	if t == nil {
 		t = &env{schema: schema, root: e.root, baseID: baseID, ptr: ptr, inMeta: e.inMeta}
 	}
-	if sameValue(t.schema, t.root.schema) {
+	if jsStrictEqual(t.schema, t.root.schema) {
 		return nil
 	}
 	return t
-}
-
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case *object:
-		y, ok := b.(*object)
-		return ok && x == y
-	case *array:
-		y, ok := b.(*array)
-		return ok && x == y
-	}
-	return jsStrictEqual(a, b)
 }
 
 // childOf reads schema[key] as JavaScript would for a JSON value.
