@@ -121,7 +121,7 @@ func TestFirstRun(t *testing.T) {
 	start := time.Now()
 	reg := testenv.Verdaccio(t)
 	lock := filepath.Join(testenv.RepoRoot(t), "testdata", "node", "templates", "package-lock.json")
-	mirrored := testenv.MirrorToStorage(t, reg, lock)
+	mirrored := testenv.Mirror(t, reg, lock)
 	t.Logf("registry with %d mirrored package versions in %s", len(mirrored), time.Since(start).Round(time.Millisecond))
 	var floorTarball string
 	for _, p := range mirrored {

@@ -18,10 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"testing"
 	"time"
-
-	"github.com/plaios/plaios/internal/npm/registry/registrytest"
 )
 
 // MirroredPackage is one real npm package version a lockfile names.
@@ -30,68 +27,6 @@ type MirroredPackage struct {
 	Version   string
 	Integrity string // sha512-…, as the lockfile pins it
 	Tarball   string // the cached file
-}
-
-// Mirror publishes into the test registry every package version the npm lockfile names (a
-// package-lock.json v2/v3, committed under testdata), so that the registry serves real
-// published packages with no uplink. Each tarball is downloaded once from the URL the lockfile
-// resolved it to (npmjs.org when it names none), checked against the lockfile's integrity and kept in the test cache
-// (CacheDir "npm-tarballs"); later runs do not touch the network. Publishing goes through the
-// registry's HTTP API (the PUT `npm publish` sends, with the package's own package.json as the
-// version document), a few packages at a time, which takes well under a second for dozens.
-func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
-	t.Helper()
-	pkgs, err := readLockfile(lockfile)
-	if err != nil {
-		t.Fatalf("mirror: %v", err)
-	}
-	cache := CacheDir(t, "npm-tarballs")
-	client := &http.Client{Timeout: 2 * time.Minute}
-	ctx := context.Background()
-
-	err = fourAtOnce(len(pkgs), func(i int) error {
-		p, err := fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
-		pkgs[i].MirroredPackage = p
-		return err
-	})
-	if err != nil {
-		t.Fatalf("mirror: %v", err)
-	}
-
-	// Versions of one package are published one after the other; packages in parallel.
-	byName := map[string][]MirroredPackage{}
-	var names []string
-	for _, p := range pkgs {
-		if _, ok := byName[p.Name]; !ok {
-			names = append(names, p.Name)
-		}
-		byName[p.Name] = append(byName[p.Name], p.MirroredPackage)
-	}
-	sort.Strings(names)
-	token := ""
-	if data, err := os.ReadFile(r.UserConfig); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if _, v, ok := strings.Cut(line, ":_authToken="); ok {
-				token = strings.TrimSpace(v)
-			}
-		}
-	}
-	err = fourAtOnce(len(names), func(i int) error {
-		for _, p := range byName[names[i]] {
-			if err := publishTarball(ctx, client, r.URL, token, p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("mirror: %v", err)
-	}
-	out := make([]MirroredPackage, 0, len(pkgs))
-	for _, p := range pkgs {
-		out = append(out, p.MirroredPackage)
-	}
-	return out
 }
 
 type lockEntry struct {
@@ -231,20 +166,6 @@ func packageJSONOf(tgz []byte) (map[string]any, error) {
 			return m, nil
 		}
 	}
-}
-
-// publishTarball publishes one real tarball as `npm publish <tarball>` would.
-func publishTarball(ctx context.Context, client *http.Client, registryURL, token string, p MirroredPackage) error {
-	tgz, err := os.ReadFile(p.Tarball)
-	if err != nil {
-		return err
-	}
-	manifest, err := packageJSONOf(tgz)
-	if err != nil {
-		return fmt.Errorf("%s@%s: %v", p.Name, p.Version, err)
-	}
-	manifest["name"], manifest["version"] = p.Name, p.Version
-	return registrytest.PublishTarball(ctx, client, registryURL, token, tgz, manifest)
 }
 
 // fourAtOnce calls fn for 0…n-1, four at a time, and returns the first error.

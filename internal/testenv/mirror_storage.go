@@ -16,16 +16,23 @@ import (
 	"time"
 )
 
-// MirrorToStorage is Mirror for hundreds of packages: instead of publishing each version
-// through the registry's HTTP API (about seven a second on a busy machine, because every
-// tarball travels base64-encoded in JSON), it writes into the running Verdaccio's storage the
-// files Verdaccio itself writes on a publish — per package a package.json holding every
-// mirrored version (the version documents are the tarballs' own package.json with `dist`
-// added) and the tarballs, linked from the test cache. Verdaccio reads its storage on every
-// request and rewrites tarball URLs to its own address, so npm and pnpm then install from it
-// exactly as from published packages. The manifests read out of the tarballs are kept next to
-// them in the cache, so a later run reads no tarball at all.
-func MirrorToStorage(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
+// Mirror serves from the test registry every package version the npm lockfile names (a
+// package-lock.json v2/v3, committed under testdata), so that the registry serves real
+// published packages with no uplink. Each tarball is downloaded once from the URL the lockfile
+// resolved it to (npmjs.org when it names none), checked against the lockfile's integrity and
+// kept in the test cache (CacheDir "npm-tarballs"); later runs do not touch the network.
+//
+// Nothing goes through the registry's HTTP API (about seven publishes a second on a busy
+// machine, because every tarball travels base64-encoded in JSON): Mirror writes into the
+// running Verdaccio's storage the files Verdaccio itself writes on a publish — per package a
+// package.json holding every mirrored version (the version documents are the tarballs' own
+// package.json with `dist` added) and the tarballs, linked from the test cache. Verdaccio reads
+// its storage on every request and rewrites tarball URLs to its own address, so npm and pnpm
+// then install from it exactly as from published packages (TestMirror). The manifests read out
+// of the tarballs are kept next to them in the cache, so a later run reads no tarball at all.
+// The packages are real ones, so their names never meet the scopes tests publish under, and a
+// shared registry (SharedMirror) can hold them next to what its tests publish.
+func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
 	t.Helper()
 	pkgs, err := readLockfile(lockfile)
 	if err != nil {

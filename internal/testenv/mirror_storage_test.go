@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// TestMirrorToStorage: a package written into Verdaccio's storage is served as a published one:
+// TestMirror: a package written into Verdaccio's storage is served as a published one:
 // npm sees its version and integrity, and installs the very tarball the lockfile pins.
-func TestMirrorToStorage(t *testing.T) {
+func TestMirror(t *testing.T) {
 	SkipShort(t, "starts Verdaccio and installs from it")
 	r := Verdaccio(t)
 	lock := filepath.Join(RepoRoot(t), "testdata", "node", "pnpm", "package-lock.json")
-	pkgs := MirrorToStorage(t, r, lock)
+	pkgs := Mirror(t, r, lock)
 	if len(pkgs) != 1 || pkgs[0].Name != "pnpm" || pkgs[0].Version != "10.34.9" {
 		t.Fatalf("mirrored %+v", pkgs)
 	}
