@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,12 @@ func firstRunWorkspaces(manager string) []firstRunWorkspace {
 	if manager == "pnpm" {
 		oc := &openclaw.packs[0]
 		oc.checks = append(oc.checks[:2:2], "pnpm exec openclaw plugins validate --entry ./dist/index.js", "pnpm exec openclaw plugins build --entry ./dist/index.js --check")
+		// One pack per runtime in pnpm's layout: the AgentOS multi-tool and guardrail
+		// templates install and build exactly like the tool (the same dependencies, the same
+		// tsconfig); the npm workspace builds all three.
+		main.packs = slices.DeleteFunc(main.packs, func(p firstRunPack) bool {
+			return p.golden == "agentos-multi-tool" || p.golden == "agentos-guardrail"
+		})
 	}
 	return []firstRunWorkspace{main, openclaw}
 }
@@ -176,6 +183,7 @@ func TestFirstRun(t *testing.T) {
 					sameAsGolden(t, root, dir, quickStartGolden, cases[quickStartGolden])
 					checkTypeScript(t, dir)
 				}
+				var agentos []string
 				for _, p := range ws.packs {
 					dir := r.createAndFollow(p)
 					sameAsGolden(t, root, dir, p.golden, cases[p.golden])
@@ -183,11 +191,14 @@ func TestFirstRun(t *testing.T) {
 					switch {
 					case strings.Contains(strings.Join(p.args, " "), "every-kind"):
 						checkPLAIOSBuild(t, dir)
-					case p.args[1] == "agentos" && manager == "npm":
-						compileAgainstFloor(t, root, dir, floorTarball)
+					case p.args[1] == "agentos":
+						agentos = append(agentos, dir)
 					case p.args[1] == "openclaw":
 						checkOpenClawEngines(t, root)
 					}
+				}
+				if manager == "npm" && len(agentos) > 0 {
+					compileAgainstFloor(t, root, agentos, floorTarball)
 				}
 				checkGuard(t, r.run(root, "plaios guard"), r.packs)
 				if manager == "npm" && ws.name == "main" {
@@ -449,10 +460,11 @@ func checkOpenClawEngines(t *testing.T, root string) {
 	t.Errorf("the workspace has no openclaw installed")
 }
 
-// compileAgainstFloor type-checks an AgentOS pack next to the oldest @framers/agentos its peer
+// compileAgainstFloor type-checks AgentOS packs next to the oldest @framers/agentos their peer
 // range admits (the mirrored tarball of DefaultVersions.AgentOSPeer's floor), with every other
-// dependency from the workspace's install.
-func compileAgainstFloor(t *testing.T, root, packDir, tgz string) {
+// dependency from the workspace's install. The packs share one tsc program (their tsconfig is
+// the template's, the same for each), whose root holds each pack's src.
+func compileAgainstFloor(t *testing.T, root string, packDirs []string, tgz string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "floor")
 	nm := filepath.Join(dir, "node_modules")
@@ -475,14 +487,43 @@ func compileAgainstFloor(t *testing.T, root, packDir, tgz string) {
 	if b, _ := os.ReadFile(filepath.Join(nm, "@framers", "agentos", "package.json")); !strings.Contains(string(b), `"version": "`+floor+`"`) {
 		t.Fatalf("the floor tarball is not @framers/agentos %s", floor)
 	}
-	pack := filepath.Join(dir, "pack")
-	testenv.CopyTree(t, filepath.Join(packDir, "src"), filepath.Join(pack, "src"))
-	data, err := os.ReadFile(filepath.Join(packDir, "tsconfig.json"))
+	packs := filepath.Join(dir, "packs")
+	var tsconfig []byte
+	for _, packDir := range packDirs {
+		testenv.CopyTree(t, filepath.Join(packDir, "src"), filepath.Join(packs, filepath.Base(packDir), "src"))
+		data, err := os.ReadFile(filepath.Join(packDir, "tsconfig.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tsconfig != nil && string(data) != string(tsconfig) {
+			t.Fatalf("the AgentOS packs' tsconfig.json differ (%s); type-check them against the floor one by one", packDir)
+		}
+		tsconfig = data
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(tsconfig, &cfg); err != nil {
+		t.Fatalf("the AgentOS template's tsconfig.json: %v", err)
+	}
+	opts, _ := cfg["compilerOptions"].(map[string]any)
+	if opts == nil || cfg["include"] == nil {
+		t.Fatalf("the AgentOS template's tsconfig.json has no compilerOptions or include:\n%s", tsconfig)
+	}
+	opts["rootDir"], cfg["include"] = ".", []string{"*/src"}
+	data, err := json.Marshal(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.WriteFiles(t, pack, map[string]string{"tsconfig.json": string(data)})
-	testenv.Run(t, pack, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit")
+	testenv.WriteFiles(t, packs, map[string]string{"tsconfig.json": string(data)})
+	out := testenv.Run(t, packs, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit", "--listFiles")
+	wants := []string{filepath.Join(nm, "@framers", "agentos") + string(filepath.Separator)}
+	for _, packDir := range packDirs {
+		wants = append(wants, filepath.Join(packs, filepath.Base(packDir), "src")+string(filepath.Separator))
+	}
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("the floor program read nothing of %s:\n%s", want, out)
+		}
+	}
 }
 
 // untar writes the regular files of an npm tarball into dest, without its "package/" folder.
