@@ -1,6 +1,7 @@
 # plaios — build and test.
 #   make build   build ./plaios
-#   make test    install the pinned node tools (testdata/node, npm ci) and run every test with -race
+#   make test    install the pinned node tools (testdata/node, npm ci), vet and run every test with -race
+#                (vet with -race too: one build configuration for both)
 #   make bench   run the benchmarks under bench/ against the tools a user would use instead
 #   make fuzz    run each fuzz target for FUZZTIME (default 30s)
 #   make realworld  sweep the latest published packs (public registry; see realworld/)
@@ -21,7 +22,7 @@ $(NODE_DIR)/node_modules/.package-lock.json: $(NODE_DIR)/package.json $(NODE_DIR
 	@touch $@
 
 test: node-tools
-	$(GO) vet ./...
+	$(GO) vet -race ./...
 	$(GO) test -race -timeout 60m ./...
 
 bench: node-tools
@@ -36,7 +37,7 @@ fuzz:
 
 lint:
 	gofmt -l . | tee /dev/stderr | (! read)
-	$(GO) vet ./...
+	$(GO) vet -race ./...
 
 clean:
 	rm -rf plaios dist $(NODE_DIR)/node_modules

@@ -146,7 +146,7 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 	if err != nil {
 		return err
 	}
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initName}, Env: []string{initEnv + "=" + string(data)}, ExtraFiles: extra}
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initName}, Env: initEnviron(string(data)), ExtraFiles: extra}
 	if is.Contained {
 		cmd.SysProcAttr = namespaceAttr(cloneFlags(spec.Network))
 	} else {
@@ -155,6 +155,18 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 	cmd.WaitDelay = 5 * time.Second
 	c.Cmd = cmd
 	return nil
+}
+
+// initEnviron is the init's whole environment: its instructions, and GORACE when plaios has
+// one. The init is this binary; a race-built plaios (the tests' binaries are) reads GORACE at
+// start and would otherwise sleep a second at every exit of an init (GORACE's default
+// atexit_sleep_ms). A release build ignores it; the program the init starts never sees it.
+func initEnviron(instructions string) []string {
+	env := []string{initEnv + "=" + instructions}
+	if v, ok := os.LookupEnv("GORACE"); ok {
+		env = append(env, "GORACE="+v)
+	}
+	return env
 }
 
 // mounts lists what the child sees besides the system: the sandbox's scripts, the program's
@@ -380,7 +392,7 @@ func refusedLayer(startErr error) string {
 	var flags uintptr
 	for _, l := range layers {
 		flags |= l.flag
-		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initName}, Env: []string{initEnv + "=" + `{"fds":0,"statusFd":0,"probeOnly":true}`}}
+		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initName}, Env: initEnviron(`{"fds":0,"statusFd":0,"probeOnly":true}`)}
 		cmd.SysProcAttr = namespaceAttr(flags)
 		if err := cmd.Run(); err != nil {
 			var ee *exec.ExitError

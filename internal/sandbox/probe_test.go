@@ -57,9 +57,17 @@ func plaiosBinary(t *testing.T) string {
 			return
 		}
 		binary.path = filepath.Join(dir, "plaios")
-		cmd := exec.Command("go", "build", "-o", binary.path, ".")
+		// Built as the test binary is (-race under make test, the same cgo setting), so that
+		// every package comes from the build cache the test run filled and only the link is
+		// new; a release build differs only by being static, which the sandbox does not need
+		// (the test binaries, dynamically linked, are its init in every other test).
+		args := []string{"build", "-o", binary.path}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Dir = testenv.RepoRoot(t)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Env = os.Environ()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -366,7 +374,7 @@ func (w *probeWorld) env() []string {
 	for k, v := range jobSecrets {
 		env = append(env, k+"="+v)
 	}
-	return env
+	return testenv.QuietRace(env) // plaios is race-built under make test (plaiosBinary)
 }
 
 // run runs plaios with args in the workspace as the world's user.
@@ -711,7 +719,7 @@ func TestValidateBoundedMemory(t *testing.T) {
 	// would include this process's size, which exec records as the child's starting peak.
 	sb := newSandbox(t, Config{Mode: Off})
 	res, err := sb.Run(context.Background(), Spec{Name: plaiosBinary(t), Args: []string{"validate", ".", "--format", "json"}, Dir: dir,
-		Env: []string{"PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}, Timeout: 5 * time.Minute})
+		Env: testenv.QuietRace([]string{"PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}), Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -278,6 +278,18 @@ func QuietRace(env []string) []string {
 	return withoutKey(append(env, "GORACE="+strings.TrimSpace(opts+" atexit_sleep_ms=0")), "GORACE", 1)
 }
 
+// init gives the test binary's own environment the GORACE of QuietRace. A test binary that
+// runs guard, mcp serve or the sandbox in-process starts the sandbox's init from itself
+// (/proc/self/exe, race-built under make test), which inherits GORACE and nothing else of the
+// environment: without it every contained child would end with a second's sleep.
+func init() {
+	for _, kv := range QuietRace([]string{"GORACE=" + os.Getenv("GORACE")}) {
+		if v, ok := strings.CutPrefix(kv, "GORACE="); ok {
+			os.Setenv("GORACE", v)
+		}
+	}
+}
+
 // Run runs a command in dir with env (nil: CleanEnv) and a temporary folder of the test's own
 // (ChildEnv), and returns its output, failing the test with the command's output when it
 // fails.
