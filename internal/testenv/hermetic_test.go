@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -33,5 +34,9 @@ func TestQuietRace(t *testing.T) {
 	}
 	if env := ChildEnv(t, []string{"PATH=/bin"}); !slices.Contains(env, "GORACE=atexit_sleep_ms=0") {
 		t.Errorf("ChildEnv does not quiet a race-built child: %q", env)
+	}
+	// The test binary's own environment, which the sandbox's init inherits GORACE from.
+	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms=") {
+		t.Errorf("the test binary's GORACE is %q: a contained child's init would sleep at exit", g)
 	}
 }
