@@ -2,6 +2,8 @@
 #   make build   build ./plaios
 #   make test    install the pinned node tools (testdata/node, npm ci), vet and run every test with -race
 #                (vet with -race too: one build configuration for both)
+#   make test-quick  the edit loop: the same with -short, which skips the 37 slowest end-to-end
+#                tests (the first run, the release jobs, the sandbox probes, the oracles); CI runs make test
 #   make bench   run the benchmarks under bench/ against the tools a user would use instead
 #   make fuzz    run each fuzz target for FUZZTIME (default 30s)
 #   make realworld  sweep the latest published packs (public registry; see realworld/)
@@ -10,7 +12,7 @@ GO       ?= go
 FUZZTIME ?= 30s
 NODE_DIR := testdata/node
 
-.PHONY: build test node-tools bench fuzz lint clean realworld
+.PHONY: build test test-quick node-tools bench fuzz lint clean realworld
 
 build:
 	CGO_ENABLED=0 $(GO) build -o plaios .
@@ -24,6 +26,9 @@ $(NODE_DIR)/node_modules/.package-lock.json: $(NODE_DIR)/package.json $(NODE_DIR
 test: node-tools
 	$(GO) vet -race ./...
 	$(GO) test -race -timeout 60m ./...
+
+test-quick: node-tools
+	$(GO) test -race -short ./...
 
 bench: node-tools
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/...
