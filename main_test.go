@@ -6,13 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/plaios/plaios/cmd"
-	"github.com/plaios/plaios/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -31,11 +29,9 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			// plaios is this race-built test binary: no second's sleep at each exit.
-			for _, kv := range testenv.QuietRace([]string{"GORACE=" + os.Getenv("GORACE")}) {
-				k, v, _ := strings.Cut(kv, "=")
-				env.Setenv(k, v)
-			}
+			// plaios is this race-built test binary: no second's sleep at each exit (testenv
+			// gave this process the quiet GORACE, which the scripts' environment does not inherit).
+			env.Setenv("GORACE", os.Getenv("GORACE"))
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("GITHUB_ACTIONS", "")
 			env.Setenv("GITHUB_EVENT_PATH", "")
