@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/plaios/plaios/cmd"
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -21,10 +22,7 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs every testdata/script/*.txtar against the real binary.
 func TestScripts(t *testing.T) {
-	root, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testenv.RepoRoot(t) // and the scripts' inputs, testdata/corpus among them, for the test cache
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -12,6 +12,7 @@ import (
 // exec.Cmd themselves use it for the command's Env.
 func ChildEnv(t testing.TB, env []string) []string {
 	t.Helper()
+	trackInputs(t)
 	if env == nil {
 		env = CleanEnv()
 	}

@@ -22,11 +22,22 @@ import (
 )
 
 // RepoRoot returns the plaios checkout (the folder holding go.mod).
+// Using it tells the go command's test cache about the test's inputs (see trackInputs).
 func RepoRoot(t testing.TB) string {
 	t.Helper()
+	root := repoRoot()
+	if root == "" {
+		t.Fatal("testenv: cannot find the source folder")
+	}
+	trackInputs(t)
+	return root
+}
+
+// repoRoot is the checkout this file was compiled from, "" when the runtime does not know.
+func repoRoot() string {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
-		t.Fatal("testenv: cannot find the source folder")
+		return ""
 	}
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
@@ -54,6 +65,7 @@ func Bin(t testing.TB, name string) string {
 // LookPath finds a program every CI machine has (node, npm, git), failing the test when absent.
 func LookPath(t testing.TB, name string) string {
 	t.Helper()
+	trackInputs(t)
 	p, err := exec.LookPath(name)
 	if err != nil {
 		t.Fatalf("%s is not on PATH; the tests need Node 20+, npm 11 and git", name)
