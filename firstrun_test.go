@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,14 +59,18 @@ var checkSays = [][2]string{
 
 // firstRunWorkspaces: every runtime and template. The PLAIOS kinds share one pack that has
 // all eleven, so that every template file is rendered, built and tested; OpenClaw has its
-// own workspace, on Node 24, which its openclaw peer needs.
+// own workspace, on Node 24, which its openclaw peer needs. npm's AgentOS packs have a
+// workspace of their own too (the three templates, one install each, and the floor check),
+// so that the subtests running side by side take about as long as each other.
 func firstRunWorkspaces(manager string) []firstRunWorkspace {
-	main := firstRunWorkspace{name: "main", packs: []firstRunPack{
-		{args: []string{"--kind", strings.Join(scaffold.Kinds(scaffold.PLAIOS), ","), "every-kind"}, golden: "plaios-every-kind", checks: firstRunChecks},
-		{args: []string{"--runtime", "agentos", "tool", "search", "--category", "research"}, golden: "agentos-tool", checks: firstRunChecks},
+	everyKind := firstRunPack{args: []string{"--kind", strings.Join(scaffold.Kinds(scaffold.PLAIOS), ","), "every-kind"}, golden: "plaios-every-kind", checks: firstRunChecks}
+	pi := firstRunPack{args: []string{"--runtime", "pi", "tool", "stats"}, golden: "pi-tool", checks: append(firstRunChecks[:1:1], "plaios export pi --check")}
+	agentosTool := firstRunPack{args: []string{"--runtime", "agentos", "tool", "search", "--category", "research"}, golden: "agentos-tool", checks: firstRunChecks}
+	main := firstRunWorkspace{name: "main", packs: []firstRunPack{everyKind, pi}}
+	agentos := firstRunWorkspace{name: "agentos", packs: []firstRunPack{
+		agentosTool,
 		{args: []string{"--runtime", "agentos", "multi-tool", "notes"}, golden: "agentos-multi-tool", checks: firstRunChecks},
 		{args: []string{"--runtime", "agentos", "guardrail", "no-secrets"}, golden: "agentos-guardrail", checks: firstRunChecks},
-		{args: []string{"--runtime", "pi", "tool", "stats"}, golden: "pi-tool", checks: append(firstRunChecks[:1:1], "plaios export pi --check")},
 	}}
 	openclaw := firstRunWorkspace{name: "openclaw", node24: true, packs: []firstRunPack{
 		// The real openclaw the install brought in is the oracle: it accepts the plugin and its
@@ -78,14 +81,13 @@ func firstRunWorkspaces(manager string) []firstRunWorkspace {
 	if manager == "pnpm" {
 		oc := &openclaw.packs[0]
 		oc.checks = append(oc.checks[:2:2], "pnpm exec openclaw plugins validate --entry ./dist/index.js", "pnpm exec openclaw plugins build --entry ./dist/index.js --check")
-		// One pack per runtime in pnpm's layout: the AgentOS multi-tool and guardrail
-		// templates install and build exactly like the tool (the same dependencies, the same
-		// tsconfig); the npm workspace builds all three.
-		main.packs = slices.DeleteFunc(main.packs, func(p firstRunPack) bool {
-			return p.golden == "agentos-multi-tool" || p.golden == "agentos-guardrail"
-		})
+		// One pack per runtime in pnpm's layout, in one workspace: the AgentOS multi-tool and
+		// guardrail templates install and build exactly like the tool (the same dependencies,
+		// the same tsconfig); the npm workspace builds all three.
+		main.packs = []firstRunPack{everyKind, agentosTool, pi}
+		return []firstRunWorkspace{main, openclaw}
 	}
-	return []firstRunWorkspace{main, openclaw}
+	return []firstRunWorkspace{main, agentos, openclaw}
 }
 
 // TestFirstRun is the first run of a user, done literally: in a fresh npm workspace and in a
@@ -352,10 +354,11 @@ func (r *firstRunner) quickStart() string {
 
 // withHostPackages installs the host packages next to the PLAIOS packs (the declaration
 // packages of testdata/plaios-types, as workspace packages under host/) and builds the quick
-// start's pack again, unchanged: tsc now reads @plaios/core's and @plaios/microfrontend's own
-// types, not the pack's declarations. The every-kind pack builds and passes its tests next to
-// them too (npm nests its own declarations under it, since the quick start's are at the root,
-// so tsc still reads those).
+// start's pack and the every-kind pack again, from an empty dist: tsc now reads
+// @plaios/core's and @plaios/microfrontend's own types, not the pack's declarations, and
+// emits exactly what it emitted before, file for file — so the tests the packs passed
+// before hold of what they build now. (npm nests the every-kind pack's own declarations
+// under it, since the quick start's are at the root, so tsc still reads those there.)
 func (r *firstRunner) withHostPackages() {
 	r.t.Helper()
 	types := filepath.Join(testenv.RepoRoot(r.t), "testdata", "plaios-types")
@@ -363,6 +366,7 @@ func (r *firstRunner) withHostPackages() {
 		testenv.CopyTree(r.t, filepath.Join(types, name), filepath.Join(r.root, "host", name))
 	}
 	dir := filepath.Join(r.root, "packages", "weather")
+	everyKind := filepath.Join(r.root, "packages", "every-kind")
 	// The pack whose declarations npm linked at the root (the first one made) is the one
 	// whose resolution the host packages, also at the root, decide.
 	link, err := os.Readlink(filepath.Join(r.root, "node_modules", "@types", "plaios__core"))
@@ -370,11 +374,17 @@ func (r *firstRunner) withHostPackages() {
 		r.t.Fatalf("node_modules/@types/plaios__core links to %q (%v), not the quick start pack's declarations", link, err)
 	}
 	tsc := filepath.Join(r.root, "node_modules", ".bin", "tsc")
-	before := r.run(dir, tsc+" -p tsconfig.json --noEmit --listFiles")
+	before := r.run(dir, tsc+" -p tsconfig.json --listFilesOnly")
+	built := map[string]map[string]string{}
+	for _, d := range []string{dir, everyKind} {
+		built[d] = treeOf(r.t, filepath.Join(d, "dist"))
+		if err := os.RemoveAll(filepath.Join(d, "dist")); err != nil {
+			r.t.Fatal(err)
+		}
+	}
 	r.run(r.root, "npm install --no-audit --no-fund")
-	r.run(dir, "npm run build")
-	r.follow(dir, "npm test")
-	after := r.run(dir, tsc+" -p tsconfig.json --noEmit --listFiles")
+	after := r.run(dir, "npm run build -- --listFiles")
+	r.run(everyKind, "npm run build")
 	own := filepath.Join("packages", "weather", "types", "plaios")
 	host := filepath.Join(r.root, "host")
 	if !strings.Contains(before, own) || strings.Contains(before, host) {
@@ -388,10 +398,38 @@ func (r *firstRunner) withHostPackages() {
 	if strings.Contains(after, own) {
 		r.t.Errorf("with the host packages installed tsc still read the pack's own declarations:\n%s", after)
 	}
-	everyKind := filepath.Join(r.root, "packages", "every-kind")
-	r.run(everyKind, "npm run build")
-	r.follow(everyKind, "npm test")
+	for _, d := range []string{dir, everyKind} {
+		now := treeOf(r.t, filepath.Join(d, "dist"))
+		rel, _ := filepath.Rel(r.root, d)
+		if len(now) == 0 || len(now) != len(built[d]) {
+			r.t.Errorf("%s: the build next to the host packages emitted %d files, before %d", rel, len(now), len(built[d]))
+		}
+		for name, data := range built[d] {
+			if now[name] != data {
+				r.t.Errorf("%s: dist/%s differs when built next to the host packages", rel, name)
+			}
+		}
+	}
 	checkPLAIOSBuild(r.t, everyKind)
+}
+
+// treeOf reads the regular files under dir, by slash path.
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	return files
 }
 
 // nextSteps are the commands under "Next steps:" in create's output.
