@@ -416,16 +416,7 @@ func (r *firstRunner) withHostPackages() {
 // treeOf reads the regular files under dir, by slash path.
 func treeOf(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	})
+	files, err := testenv.ReadTree(dir)
 	if err != nil {
 		t.Fatalf("read %s: %v", dir, err)
 	}

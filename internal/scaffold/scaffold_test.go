@@ -189,19 +189,7 @@ func TestGolden(t *testing.T) {
 
 func readTree(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
+	out, err := testenv.ReadTree(dir)
 	if err != nil {
 		t.Fatalf("read the golden tree %s: %v (run with -update to create it)", dir, err)
 	}

@@ -371,6 +371,24 @@ func SkipShort(t testing.TB, why string) {
 	}
 }
 
+// ReadTree reads the regular files under dir, by slash path relative to dir.
+func ReadTree(dir string) (map[string]string, error) {
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	return files, err
+}
+
 // CopyTree copies the folder src into dst (created as needed), keeping file modes, so that a
 // test works on a copy of a fixture and cannot change testdata.
 func CopyTree(t testing.TB, src, dst string) {
