@@ -377,7 +377,7 @@ func (r *firstRunner) withHostPackages() {
 	before := r.run(dir, tsc+" -p tsconfig.json --listFilesOnly")
 	built := map[string]map[string]string{}
 	for _, d := range []string{dir, everyKind} {
-		built[d] = treeOf(r.t, filepath.Join(d, "dist"))
+		built[d] = testenv.ReadTree(r.t, filepath.Join(d, "dist"))
 		if err := os.RemoveAll(filepath.Join(d, "dist")); err != nil {
 			r.t.Fatal(err)
 		}
@@ -399,7 +399,7 @@ func (r *firstRunner) withHostPackages() {
 		r.t.Errorf("with the host packages installed tsc still read the pack's own declarations:\n%s", after)
 	}
 	for _, d := range []string{dir, everyKind} {
-		now := treeOf(r.t, filepath.Join(d, "dist"))
+		now := testenv.ReadTree(r.t, filepath.Join(d, "dist"))
 		rel, _ := filepath.Rel(r.root, d)
 		if len(now) == 0 || len(now) != len(built[d]) {
 			r.t.Errorf("%s: the build next to the host packages emitted %d files, before %d", rel, len(now), len(built[d]))
@@ -411,16 +411,6 @@ func (r *firstRunner) withHostPackages() {
 		}
 	}
 	checkPLAIOSBuild(r.t, everyKind)
-}
-
-// treeOf reads the regular files under dir, by slash path.
-func treeOf(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files, err := testenv.ReadTree(dir)
-	if err != nil {
-		t.Fatalf("read %s: %v", dir, err)
-	}
-	return files
 }
 
 // nextSteps are the commands under "Next steps:" in create's output.

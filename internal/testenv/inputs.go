@@ -35,15 +35,15 @@ func trackInputs(t testing.TB) {
 			roots = append(roots, filepath.Join(wd, "testdata"))
 		}
 		for _, r := range roots {
-			inputs.seen = append(inputs.seen, readTree(r)...)
+			inputs.seen = append(inputs.seen, openFolders(r)...)
 		}
 	})
 }
 
-// readTree opens every folder under dir (which the go command records with the name, size,
+// openFolders opens every folder under dir (which the go command records with the name, size,
 // mode and time of each entry) and stats the hidden lockfile of each node_modules instead of
 // reading the installed packages, and returns what it read.
-func readTree(dir string) []string {
+func openFolders(dir string) []string {
 	var seen []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

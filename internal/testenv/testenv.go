@@ -371,8 +371,10 @@ func SkipShort(t testing.TB, why string) {
 	}
 }
 
-// ReadTree reads the regular files under dir, by slash path relative to dir.
-func ReadTree(dir string) (map[string]string, error) {
+// ReadTree reads the regular files under dir, by slash path relative to dir, failing the
+// test when it cannot.
+func ReadTree(t testing.TB, dir string) map[string]string {
+	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -386,7 +388,10 @@ func ReadTree(dir string) (map[string]string, error) {
 		files[filepath.ToSlash(rel)] = string(data)
 		return nil
 	})
-	return files, err
+	if err != nil {
+		t.Fatalf("read %s: %v", dir, err)
+	}
+	return files
 }
 
 // CopyTree copies the folder src into dst (created as needed), keeping file modes, so that a
