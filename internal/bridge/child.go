@@ -482,6 +482,7 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 	go c.read(sc.Events)
 	go func() {
 		c.status = sc.Wait()
+		sc.EndEvents(c.done)
 		sc.Close()
 		close(c.exited)
 	}()

@@ -151,6 +151,7 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 		cmd.SysProcAttr = namespaceAttr(cloneFlags(spec.Network))
 	} else {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		c.gentle = true
 	}
 	cmd.WaitDelay = 5 * time.Second
 	c.Cmd = cmd
@@ -317,6 +318,36 @@ func chownTree(dir string, uid, gid int) error {
 		}
 		return nil
 	})
+}
+
+// stopGrace is how long an init without namespaces has, once asked, to end what the child
+// started before it is killed itself.
+const stopGrace = 5 * time.Second
+
+// stop ends the child: a contained one by killing its init, which takes its PID namespace
+// with it; one without namespaces by asking its init, which ends the program's group and
+// every process left to it (a detached grandchild leads a group of its own), and killing the
+// init if it has not ended within stopGrace.
+func (c *Child) stop() {
+	if !c.gentle {
+		killTree(c.Cmd.Process.Pid)
+		return
+	}
+	select {
+	case <-c.ended:
+		return // the init has ended, and ended everything before it did
+	default:
+	}
+	_ = c.Cmd.Process.Signal(syscall.SIGTERM)
+	go func() {
+		t := time.NewTimer(stopGrace)
+		defer t.Stop()
+		select {
+		case <-c.ended:
+		case <-t.C:
+			killTree(c.Cmd.Process.Pid)
+		}
+	}()
 }
 
 // killTree ends a child's init, and with it (as the init of its PID namespace, or the

@@ -33,6 +33,9 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 	return nil
 }
 
+// stop ends the program's process group.
+func (c *Child) stop() { killTree(c.Cmd.Process.Pid) }
+
 // Reclaim has nothing to give back where children run as this user.
 func Reclaim(dir string) error { return nil }
 

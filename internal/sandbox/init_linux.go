@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -121,7 +122,8 @@ func runInit() int {
 	}
 	attr := &os.ProcAttr{Dir: spec.Dir, Env: spec.Env, Files: files}
 	if !spec.Contained {
-		attr.Sys = &syscall.SysProcAttr{Setpgid: true}
+		// Without namespaces the program leads a process group of its own, and dies with the init.
+		attr.Sys = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	} else if spec.ProgramID != 0 {
 		id := uint32(spec.ProgramID)
 		attr.Sys = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: id, Gid: id, Groups: []uint32{}}}
@@ -136,6 +138,16 @@ func runInit() int {
 		f.Close()
 	}
 	w := &watcher{spec: &spec, pid: proc.Pid}
+	if !spec.Contained {
+		// Without a PID namespace to end, plaios stops a child by asking its init (SIGTERM),
+		// which ends the program's group and everything else it started (endAll).
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, unix.SIGTERM)
+		go func() {
+			<-term
+			w.endAll()
+		}()
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -403,24 +415,54 @@ func (w *watcher) reap() int {
 		if rss := ru.Maxrss * 1024; rss > w.peak.Load() {
 			w.peak.Store(rss)
 		}
-		if pid != w.pid {
-			continue
+		if pid == w.pid {
+			w.exited.Store(true)
+			switch {
+			case ws.Exited():
+				code = ws.ExitStatus()
+			case ws.Signaled():
+				code = 128 + int(ws.Signal())
+			}
+			if w.spec.Contained {
+				// Whatever the program left behind goes with it: the whole namespace.
+				_ = unix.Kill(-1, unix.SIGKILL)
+			}
 		}
-		w.exited.Store(true)
-		switch {
-		case ws.Exited():
-			code = ws.ExitStatus()
-		case ws.Signaled():
-			code = 128 + int(ws.Signal())
+		if !w.spec.Contained && w.exited.Load() {
+			w.endAll() // what the program left, and what that left in turn as it died
 		}
-		if !w.spec.Contained {
-			_ = unix.Kill(-w.pid, unix.SIGKILL)
-			break
-		}
-		// Whatever the program left behind goes with it.
-		_ = unix.Kill(-1, unix.SIGKILL)
 	}
 	return code
+}
+
+// endAll ends, without a PID namespace, the program's process group and every child of the
+// init: the init is a subreaper, so what a process leaves when it dies (a detached daemon, which
+// leads a group of its own) becomes the init's child. reap calls it again after every process it
+// reaps once the program has ended, until no child is left.
+func (w *watcher) endAll() {
+	_ = unix.Kill(-w.pid, unix.SIGKILL)
+	for _, pid := range initChildren() {
+		_ = unix.Kill(-pid, unix.SIGKILL) // its group, when it leads one
+		_ = unix.Kill(pid, unix.SIGKILL)
+	}
+}
+
+// initChildren lists the init's children, from every one of its threads.
+func initChildren() []int {
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	var out []int
+	for _, f := range tasks {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(field); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
 }
 
 // watch samples, every few milliseconds, the resident memory and the number of the

@@ -370,7 +370,13 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (*Result, error) {
 	st := c.Wait()
 	close(done)
 	<-killed
-	evWG.Wait()
+	evDone := make(chan struct{})
+	go func() {
+		evWG.Wait()
+		close(evDone)
+	}()
+	c.EndEvents(evDone)
+	c.Events.Close()
 	if c.setupErr != nil {
 		return nil, c.setupErr
 	}
@@ -417,9 +423,13 @@ type Child struct {
 	memory    int64
 	processes int
 	started   bool
-	setupErr  error // the init could not build the containment
+	ended     chan struct{} // closed when the init (or the program) has ended and been reaped
+	setupErr  error         // the init could not build the containment
 	waitOnce  sync.Once
 	st        ExitStatus
+	// gentle: the init runs without namespaces and ends what the child started when asked
+	// (SIGTERM); SIGKILL would leave that running.
+	gentle bool
 }
 
 // ExitStatus is how a child ended.
@@ -467,6 +477,7 @@ func (c *Child) Start() error {
 		return fmt.Errorf("start %s: %w", name, err)
 	}
 	c.started = true
+	c.ended = make(chan struct{})
 	for _, f := range c.closeMe {
 		f.Close()
 	}
@@ -481,7 +492,7 @@ func (c *Child) Start() error {
 // Kill ends the child with everything it started.
 func (c *Child) Kill() {
 	if c != nil && c.Cmd != nil && c.Cmd.Process != nil {
-		killTree(c.Cmd.Process.Pid)
+		c.stop()
 	}
 }
 
@@ -493,6 +504,7 @@ func (c *Child) Wait() ExitStatus {
 			return
 		}
 		err := c.Cmd.Wait()
+		close(c.ended)
 		c.Kill() // whatever the child left behind goes with it
 		c.st.ExitCode = c.Cmd.ProcessState.ExitCode()
 		if err != nil && c.st.ExitCode == 0 {
@@ -501,6 +513,25 @@ func (c *Child) Wait() ExitStatus {
 		c.readStatus()
 	})
 	return c.st
+}
+
+// eventsGrace is how long the events pipe is still read once the child has ended. What it
+// wrote is in the pipe already and is read in microseconds; but a process that outlived it
+// holding the pipe (without namespaces, a detached grandchild keeps fd 3) would keep the reader
+// waiting for an end that never comes.
+const eventsGrace = 2 * time.Second
+
+// EndEvents is called once the child has ended: it waits for the reader of Events to finish
+// (done closed) and, when it has not within eventsGrace, closes Events, which ends it.
+func (c *Child) EndEvents(done <-chan struct{}) {
+	t := time.NewTimer(eventsGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		c.Events.Close()
+		<-done
+	}
 }
 
 // Close removes what the child needed on disk and closes the descriptors still open.

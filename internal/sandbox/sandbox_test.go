@@ -166,35 +166,72 @@ setTimeout(() => process.exit(0), 200);
 	}
 }
 
-// A timeout ends the child and everything it started: a grandchild that would outlive it
-// and keeps writing to a file stops writing.
+// A timeout ends the child and everything it started: a detached grandchild (a group of its
+// own, holding the events pipe, fd 3, as every process the child starts inherits it) that would
+// outlive it and keeps writing to a file stops writing, and Run returns. With namespaces the
+// PID namespace ends with its init; without them (--sandbox off) the init, asked, ends the
+// program's group and what was left to it, the grandchild among them.
 func TestTimeoutKillsTheWholeGroup(t *testing.T) {
-	s := newSandbox(t, Config{Mode: NetNS})
-	dir := t.TempDir()
-	beat := filepath.Join(dir, "beat")
-	script := `
+	for _, mode := range []Mode{NetNS, Off} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := newSandbox(t, Config{Mode: mode})
+			dir := t.TempDir()
+			beat := filepath.Join(dir, "beat")
+			script := `
 const { spawn } = require('node:child_process');
 spawn(process.execPath, ['-e', 'const fs = require("node:fs"); let n = 0; setInterval(() => fs.writeFileSync(process.argv[1], String(++n)), 20)', process.argv[1]], { stdio: 'ignore', detached: true }).unref();
 setInterval(() => {}, 1000);
 `
-	start := time.Now()
-	res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, beat}, Mounts: []Mount{{Path: dir, Write: true}}, Timeout: 1500 * time.Millisecond})
+			start := time.Now()
+			res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, beat}, Mounts: []Mount{{Path: dir, Write: true}}, Timeout: 1500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.TimedOut {
+				t.Fatalf("the run should have timed out: %+v", res)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("the timeout took %v to take effect", d)
+			}
+			first, err := os.ReadFile(beat)
+			if err != nil {
+				t.Fatalf("the grandchild did not start: %v (stderr %s)", err, res.Stderr)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if again, _ := os.ReadFile(beat); string(again) != string(first) {
+				t.Fatalf("the grandchild still runs after the timeout: %s then %s", first, again)
+			}
+		})
+	}
+}
+
+// Without namespaces, what a child leaves running when it ends by itself goes with it too: a
+// detached daemon does not outlive the run, nor keep Run waiting on the pipe it holds.
+func TestOffEndsWhatTheChildLeaves(t *testing.T) {
+	s := newSandbox(t, Config{Mode: Off})
+	dir := t.TempDir()
+	beat := filepath.Join(dir, "beat")
+	script := `
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+spawn(process.execPath, ['-e', 'const fs = require("node:fs"); let n = 0; setInterval(() => fs.writeFileSync(process.argv[1], String(++n)), 20)', process.argv[1]], { stdio: 'ignore', detached: true }).unref();
+const wait = () => fs.existsSync(process.argv[1]) ? process.exit(0) : setTimeout(wait, 20);
+wait();
+`
+	res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, beat}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.TimedOut {
-		t.Fatalf("the run should have timed out: %+v", res)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("the timeout took %v to take effect", d)
+	if res.TimedOut || res.ExitCode != 0 {
+		t.Fatalf("the child should have ended by itself: %+v", res)
 	}
 	first, err := os.ReadFile(beat)
 	if err != nil {
-		t.Fatalf("the grandchild did not start: %v (stderr %s)", err, res.Stderr)
+		t.Fatalf("the daemon did not start: %v (stderr %s)", err, res.Stderr)
 	}
 	time.Sleep(300 * time.Millisecond)
 	if again, _ := os.ReadFile(beat); string(again) != string(first) {
-		t.Fatalf("the grandchild still runs after the timeout: %s then %s", first, again)
+		t.Fatalf("the daemon still runs after the child ended: %s then %s", first, again)
 	}
 }
 
@@ -326,5 +363,33 @@ setTimeout(() => {
 	entries, err := os.ReadDir(s.rootDir())
 	if err != nil || len(entries) > 0 {
 		t.Errorf("the host's root folder of the children holds %d entries (%v)", len(entries), err)
+	}
+}
+
+// TestEndEventsStopsWaiting: once the child has ended, its events are read to their end, but a
+// writer that outlived it (holding the pipe open) keeps the reader waiting only eventsGrace.
+func TestEndEventsStopsWaiting(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Write([]byte("written before the end\n")); err != nil {
+		t.Fatal(err)
+	}
+	c := &Child{Events: r}
+	var lines []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ReadLines(r, 1<<10, func(line []byte) { lines = append(lines, string(line)) })
+	}()
+	start := time.Now()
+	c.EndEvents(done)
+	if d := time.Since(start); d < eventsGrace || d > eventsGrace+5*time.Second {
+		t.Errorf("EndEvents returned after %v, want about %v", d, eventsGrace)
+	}
+	if len(lines) != 1 || lines[0] != "written before the end" {
+		t.Errorf("lines read: %q", lines)
 	}
 }
