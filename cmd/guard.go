@@ -30,18 +30,19 @@ type GuardOptions struct {
 	Dir        func() (string, error)
 	JSON       bool // the global --json
 
-	Paths    []string
-	All      bool
-	Only     []string
-	Plan     string
-	Out      string
-	Registry string
-	Timeout  time.Duration
-	Jobs     int
-	Shard    string // "I/N"
-	Sandbox  string
-	Format   string
-	Runtime  string // --runtime
+	Paths       []string
+	All         bool
+	Only        []string
+	Plan        string
+	Out         string
+	Registry    string
+	Timeout     time.Duration
+	StepTimeout time.Duration
+	Jobs        int
+	Shard       string // "I/N"
+	Sandbox     string
+	Format      string
+	Runtime     string // --runtime
 }
 
 // NewCmdGuard builds `plaios guard`. runF replaces the run in tests of flag parsing.
@@ -94,6 +95,9 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 			if opts.Timeout <= 0 {
 				return exit.Usagef("--timeout %s is not valid; give a positive duration such as 60s or 2m", opts.Timeout)
 			}
+			if opts.StepTimeout <= 0 {
+				return exit.Usagef("--step-timeout %s is not valid; give a positive duration such as 10m or 30m", opts.StepTimeout)
+			}
 			if opts.Shard != "" {
 				if _, _, err := parseShard(opts.Shard); err != nil {
 					return err
@@ -115,6 +119,7 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 	fl.StringVar(&opts.Out, "out", "", "keep the tarballs and guard-report.json in `DIR`, for publish")
 	fl.StringVar(&opts.Registry, "registry", "", "where dependencies install from and versions are looked up (`URL`)")
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "per package import limit")
+	fl.DurationVar(&opts.StepTimeout, "step-timeout", guard.DefaultStepTimeout, "limit on each pack (with its lifecycle scripts), install and install-script step")
 	fl.IntVar(&opts.Jobs, "jobs", 0, "packages packed and loaded at once (`N`; default: number of CPUs)")
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the packages' code is contained: auto (namespaces), netns (the same) or off")
@@ -178,6 +183,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		Jobs:        cfg.Jobs,
 		Out:         opts.Out,
 		Timeout:     opts.Timeout,
+		StepTimeout: opts.StepTimeout,
 		Registry:    cfg.Registry,
 		Sandbox:     sandbox.Mode(opts.Sandbox),
 		PackManager: cfg.PackManager,

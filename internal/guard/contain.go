@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/plaios/plaios/internal/sandbox"
 )
@@ -48,6 +49,7 @@ func (g *run) runContained(ctx context.Context, step, dir, tool string, args []s
 	spec.Name = tool
 	spec.Args = args
 	spec.Dir = dir
+	spec.Timeout = g.opts.StepTimeout
 	g.notef("run %s %s (in %s, sandboxed)", filepath.Base(tool), strings.Join(shortArgs(args), " "), g.rel(dir))
 	res, err := g.sb.Run(ctx, spec)
 	if err != nil {
@@ -62,11 +64,42 @@ func (g *run) runContained(ctx context.Context, step, dir, tool string, args []s
 	case res.LimitReason() != "":
 		return []byte(res.Stdout), fmt.Errorf("%s while %s", res.LimitReason(), step)
 	case res.TimedOut:
-		return []byte(res.Stdout), fmt.Errorf("timed out while %s", step)
+		e := &stepTimeout{tool: filepath.Base(tool), step: step, after: g.opts.StepTimeout}
+		// npm's banner for a script it runs ("> name@1.0.0 prepack", "> node build.js")
+		// repeats what the reason names already; the script's own lines are the clue.
+		var own []string
+		for _, l := range strings.Split(res.Stderr, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(l), ">") {
+				own = append(own, l)
+			}
+		}
+		if s := strings.TrimSpace(strings.Join(own, "\n")); s != "" {
+			e.last = clip(lastLines(s, 2), 300)
+		}
+		return []byte(res.Stdout), e
 	case res.ExitCode != 0:
 		return []byte(res.Stdout), fmt.Errorf("%s", toolError(res.Stderr, res.Stdout, fmt.Errorf("%s exited with code %d", filepath.Base(tool), res.ExitCode)))
 	}
 	return []byte(res.Stdout), nil
+}
+
+// stepTimeout is a step the sandbox stopped at --step-timeout, with everything it started.
+type stepTimeout struct {
+	tool, step string
+	after      time.Duration
+	last       string // its last lines on stderr
+	scripts    string // the lifecycle scripts the step ran, when known
+}
+
+func (e *stepTimeout) Error() string {
+	s := fmt.Sprintf("%s did not finish within %s while %s and was stopped", e.tool, e.after, e.step)
+	if e.scripts != "" {
+		s += "; it runs " + e.scripts
+	}
+	if e.last != "" {
+		s += "; its last output: " + e.last
+	}
+	return s + "; raise --step-timeout if it is only slow"
 }
 
 // packMounts is what a pack tool sees: the workspace read-only, each packed package folder

@@ -35,6 +35,12 @@ import (
 // ReportFile is the report's name inside --out.
 const ReportFile = "guard-report.json"
 
+// DefaultStepTimeout is how long one pack, install or install-script step may run. A legitimate
+// one ends in seconds to a few minutes; one that runs on is a lifecycle script that loops or
+// waits forever, or npm stuck with nothing left to wait for (npm/cli#4028), and would otherwise
+// hold a CI job until the job's own limit, hours later.
+const DefaultStepTimeout = 10 * time.Minute
+
 // Options are the inputs of one guard run.
 type Options struct {
 	Dir   string   // the working directory (relative paths are resolved from it)
@@ -49,6 +55,9 @@ type Options struct {
 	Jobs    int           // parallel packs and imports (default: CPUs)
 	Out     string        // keep tarballs and guard-report.json here ("" : a temporary folder)
 	Timeout time.Duration // per package import (default 60s)
+	// StepTimeout bounds each step that runs npm or pnpm in the sandbox — a pack with its
+	// lifecycle scripts, an install, the fixtures' install scripts (default DefaultStepTimeout).
+	StepTimeout time.Duration
 	// Memory bounds what each sandboxed child may use, all its processes together (default
 	// sandbox.DefaultMemory, 2 GiB).
 	Memory int64
@@ -211,6 +220,9 @@ func newRun(opts Options) (*run, error) {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second
+	}
+	if opts.StepTimeout <= 0 {
+		opts.StepTimeout = DefaultStepTimeout
 	}
 	if opts.Sandbox == "" {
 		opts.Sandbox = sandbox.Auto

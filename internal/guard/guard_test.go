@@ -9,11 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -635,6 +638,92 @@ func TestInterruptCleansUp(t *testing.T) {
 	}
 	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("the interrupted run took %v", d)
+	}
+	assertNoLeftovers(t)
+}
+
+// TestStepTimeout: a step that never ends is stopped at --step-timeout with everything it
+// started, and fails its package naming the step, while the run goes on. Here a prepack script
+// that idles after starting a detached grandchild, and an install whose registry accepts the
+// connection and never answers (npm's own fetch timeout is five minutes, with retries).
+func TestStepTimeout(t *testing.T) {
+	var accepted atomic.Int32
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		silent.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	pkg := func(name, extra string) string {
+		return `{"name":"@guard-step/agentos-ext-` + name + `","version":"1.0.0","type":"module","main":"./dist/index.js",
+"files":["dist","manifest.json"],"license":"Apache-2.0","publishConfig":{"access":"public"}` + extra + `}`
+	}
+	index := "export function createExtensionPack() {\n  return { name: 'x', descriptors: [{ id: 'echo', kind: 'tool', payload: { name: 'echo' } }] };\n}\n"
+	manifest := func(name string) string {
+		return `{"id":"com.guard.` + name + `","name":"` + name + `","version":"1.0.0","extensions":[{"kind":"tool","id":"echo"}]}`
+	}
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":               `{"name":"step-repo","private":true}`,
+		"scripts/package-roles.json": `{"roles":{"registry/curated/tools/loops-prepack":"pack","registry/curated/tools/needs-registry":"pack"}}`,
+		"registry/curated/tools/loops-prepack/package.json": pkg("loops-prepack",
+			`,"scripts":{"prepack":"node -e \"console.error('waiting for the build server'); require('child_process').spawn('sleep',['600'],{stdio:'ignore',detached:true}).unref(); setInterval(()=>{},1000)\""}`),
+		"registry/curated/tools/loops-prepack/manifest.json":  manifest("loops-prepack"),
+		"registry/curated/tools/loops-prepack/dist/index.js":  index,
+		"registry/curated/tools/needs-registry/package.json":  pkg("needs-registry", `,"dependencies":{"@guard-step/helper":"^1.0.0"}`),
+		"registry/curated/tools/needs-registry/manifest.json": manifest("needs-registry"),
+		"registry/curated/tools/needs-registry/dist/index.js": index,
+	})
+	opts := baseOptions(t, dir)
+	opts.All = true
+	opts.Registry = "http://" + silent.Addr().String() + "/"
+	opts.StepTimeout = 8 * time.Second
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byDir(rep)
+	for d, want := range map[string][]string{
+		"registry/curated/tools/loops-prepack": {
+			"npm pack failed: npm did not finish within 8s while packing and was stopped; it runs its prepack script (node -e \"console.error('waiting for the build server'); require('child_process')",
+			"…); its last output: waiting for the build server; raise --step-timeout if it is only slow",
+			"; raise --step-timeout if it is only slow"},
+		"registry/curated/tools/needs-registry": {
+			"install failed: npm did not finish within 8s while installing and was stopped",
+			"; raise --step-timeout if it is only slow"},
+	} {
+		r := got[d]
+		if r == nil {
+			t.Fatalf("%s was not guarded: %+v", d, rep.Packages)
+		}
+		for _, w := range want {
+			if r.OK || !strings.Contains(r.Reason, w) {
+				t.Errorf("%s: ok %v, reason %q\nwant it to contain %q", d, r.OK, r.Reason, w)
+			}
+		}
+	}
+	if accepted.Load() == 0 {
+		t.Error("npm never reached the silent registry: the install did not wait on it")
 	}
 	assertNoLeftovers(t)
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/sandbox"
@@ -53,9 +55,13 @@ func (g *run) packAll(ctx context.Context, results []*Result) error {
 			if ctx.Err() != nil {
 				return
 			}
-			g.notef("npm pack of %d packages failed (%v); packing them one at a time to find which", len(group), err)
-			for _, r := range group {
-				g.packOne(ctx, r)
+			if len(group) == 1 {
+				g.packFailed(group[0], err) // already pinned: packing it again would only cost the time again
+			} else {
+				g.notef("npm pack of %d packages failed (%v); packing them one at a time to find which", len(group), err)
+				for _, r := range group {
+					g.packOne(ctx, r)
+				}
 			}
 		}
 		report(len(group))
@@ -71,9 +77,35 @@ func (g *run) packOne(ctx context.Context, r *Result) {
 	} else {
 		err = g.npmPack(ctx, []*Result{r})
 	}
-	if err != nil {
-		r.fail("%s pack failed: %v", g.packManager(), err)
+	if err != nil && ctx.Err() == nil {
+		g.packFailed(r, err)
 	}
+}
+
+// packFailed records on r that packing it failed; a pack stopped at --step-timeout names the
+// lifecycle scripts packing runs, the likeliest to hang.
+func (g *run) packFailed(r *Result, err error) {
+	var st *stepTimeout
+	if errors.As(err, &st) {
+		st.scripts = packScripts(r)
+	}
+	r.fail("%s pack failed: %v", g.packManager(), err)
+}
+
+// packScripts names the lifecycle scripts of r that npm and pnpm run when packing, with their
+// commands ("" when it has none).
+func packScripts(r *Result) string {
+	if r.pk == nil {
+		return ""
+	}
+	scripts := r.pk.JSON().Get("scripts")
+	var out []string
+	for _, name := range []string{"prepack", "prepare", "postpack"} {
+		if v := scripts.Get(name); v.IsString() {
+			out = append(out, fmt.Sprintf("its %s script (%s)", name, clip(v.Text(), 120)))
+		}
+	}
+	return strings.Join(out, " and ")
 }
 
 // npmPackEntry is one element of `npm pack --json`.
@@ -196,12 +228,21 @@ func toolError(stderr, stdout string, err error) string {
 			keep = keep[len(keep)-3:]
 		}
 	}
-	msg := strings.Join(keep, "; ")
-	if len(msg) > 400 {
-		msg = msg[:397] + "…"
-	}
+	msg := clip(strings.Join(keep, "; "), 400)
 	if msg == "" {
 		return err.Error()
 	}
 	return msg
+}
+
+// clip shortens s to at most n bytes, cutting between characters and ending in "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
