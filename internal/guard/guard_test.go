@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path"
@@ -726,6 +727,104 @@ func TestStepTimeout(t *testing.T) {
 		t.Error("npm never reached the silent registry: the install did not wait on it")
 	}
 	assertNoLeftovers(t)
+}
+
+// TestPrepackBuilds: a pack whose dist/ is built by its prepack script, with a tool from
+// node_modules/.bin, packs and passes in the layouts that hold that tool: a single-package
+// repository (the package is the workspace root, its copy lies over the read-only workspace and
+// its node_modules must show through it), a monorepo member using the root's hoisted tool, and
+// one using a tool of its own node_modules. The build writes to the copy: the workspace keeps no
+// dist/.
+func TestPrepackBuilds(t *testing.T) {
+	builder := func(name string) map[string]string {
+		return map[string]string{
+			"node_modules/" + name + "/package.json": `{"name":"` + name + `","version":"1.0.0","bin":{"` + name + `":"bin.js"}}`,
+			"node_modules/" + name + "/bin.js": `#!/usr/bin/env node
+const fs = require('node:fs');
+fs.mkdirSync('dist', { recursive: true });
+fs.writeFileSync('dist/index.js', "export function createExtensionPack() {\n  return { name: 'built', descriptors: [{ id: 'echo', kind: 'tool', payload: { name: 'echo' } }] };\n}\n");
+`,
+		}
+	}
+	pack := func(prefix, name, tool string) map[string]string {
+		return map[string]string{
+			prefix + "package.json": `{"name":"@guard-build/agentos-ext-` + name + `","version":"1.0.0","type":"module","main":"./dist/index.js",
+"files":["dist","manifest.json"],"license":"Apache-2.0","publishConfig":{"access":"public"},"scripts":{"prepack":"` + tool + `"}}`,
+			prefix + "manifest.json": `{"id":"com.guard.` + name + `","name":"` + name + `","version":"1.0.0","extensions":[{"kind":"tool","id":"echo"}]}`,
+			prefix + "README.md":     "# " + name + "\n",
+		}
+	}
+	write := func(t *testing.T, dir string, parts ...map[string]string) {
+		for _, files := range parts {
+			testenv.WriteFiles(t, dir, files)
+		}
+		// Each builder's bin.js made executable and linked from node_modules/.bin, as npm does.
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.Name() != "bin.js" {
+				return err
+			}
+			tool := filepath.Base(filepath.Dir(p))
+			link := filepath.Join(filepath.Dir(filepath.Dir(p)), ".bin", tool)
+			if err := os.Chmod(p, 0o755); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join("..", tool, "bin.js"), link)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		parts []map[string]string
+		dirs  []string
+	}{
+		{"single-package", []map[string]string{pack("", "solo", "build-solo"), builder("build-solo")}, []string{"."}},
+		{"monorepo", []map[string]string{
+			{"package.json": `{"name":"build-repo","private":true,"workspaces":["packages/*"]}`},
+			builder("build-hoisted"),
+			pack("packages/hoisted/", "hoisted", "build-hoisted"),
+			pack("packages/own/", "own", "build-own"),
+			prefixed("packages/own/", builder("build-own")),
+		}, []string{"packages/hoisted", "packages/own"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, c.parts...)
+			opts := baseOptions(t, dir)
+			opts.All = true
+			rep, err := Run(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := byDir(rep)
+			if len(rep.Packages) != len(c.dirs) {
+				t.Errorf("guarded %d packages, want %d", len(rep.Packages), len(c.dirs))
+			}
+			for _, d := range c.dirs {
+				r := got[d]
+				if r == nil || !r.OK || len(r.Descriptors) != 1 {
+					t.Errorf("%s: %+v", d, r)
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(dir, d, "dist")); !os.IsNotExist(err) {
+					t.Errorf("%s: the prepack build wrote dist/ into the workspace (%v)", d, err)
+				}
+			}
+		})
+	}
+}
+
+// prefixed puts every path of files under prefix.
+func prefixed(prefix string, files map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range files {
+		out[prefix+k] = v
+	}
+	return out
 }
 
 // TestInstallScripts: the joint install runs no install script; afterwards only the

@@ -218,12 +218,14 @@ func (s *Sandbox) mounts(spec Spec, program string) ([]Mount, error) {
 	// a mount between them hides what the outer one shows there.
 	var kept []Mount
 	for _, m := range out {
-		// The innermost mount kept so far that holds m decides.
+		// The innermost mount kept so far that holds m decides; of two at the same path, the
+		// later, which lies on top (a package folder's writable copy over the read-only
+		// workspace, when the package is the workspace root).
 		var holder *Mount
 		for i := range kept {
 			k := &kept[i]
 			if m.Path == k.Path || strings.HasPrefix(m.Path, k.Path+"/") {
-				if holder == nil || len(k.Path) > len(holder.Path) {
+				if holder == nil || len(k.Path) >= len(holder.Path) {
 					holder = k
 				}
 			}
