@@ -734,7 +734,7 @@ func TestStepTimeout(t *testing.T) {
 // repository (the package is the workspace root, its copy lies over the read-only workspace and
 // its node_modules must show through it), a monorepo member using the root's hoisted tool, and
 // one using a tool of its own node_modules. The build writes to the copy: the workspace keeps no
-// dist/.
+// dist/. A member whose tool is installed nowhere fails with the shell's 127 explained.
 func TestPrepackBuilds(t *testing.T) {
 	builder := func(name string) map[string]string {
 		return map[string]string{
@@ -789,7 +789,8 @@ fs.writeFileSync('dist/index.js', "export function createExtensionPack() {\n  re
 			pack("packages/hoisted/", "hoisted", "build-hoisted"),
 			pack("packages/own/", "own", "build-own"),
 			prefixed("packages/own/", builder("build-own")),
-		}, []string{"packages/hoisted", "packages/own"}},
+			pack("packages/uninstalled/", "uninstalled", "build-uninstalled"),
+		}, []string{"packages/hoisted", "packages/own", "packages/uninstalled"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -806,6 +807,14 @@ fs.writeFileSync('dist/index.js', "export function createExtensionPack() {\n  re
 			}
 			for _, d := range c.dirs {
 				r := got[d]
+				if d == "packages/uninstalled" {
+					// Its tool is in no node_modules: the shell's 127, explained.
+					want := "exit code 127 means a command the script runs was not found: are the package's dependencies installed (npm ci) before guard runs?"
+					if r == nil || r.OK || !strings.HasPrefix(r.Reason, "npm pack failed: ") || !strings.Contains(r.Reason, want) {
+						t.Errorf("%s: %+v\nwant a reason ending in %q", d, r, want)
+					}
+					continue
+				}
 				if r == nil || !r.OK || len(r.Descriptors) != 1 {
 					t.Errorf("%s: %+v", d, r)
 					continue

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -89,8 +90,18 @@ func (g *run) packFailed(r *Result, err error) {
 	if errors.As(err, &st) {
 		st.scripts = packScripts(r)
 	}
-	r.fail("%s pack failed: %v", g.packManager(), err)
+	hint := ""
+	if commandNotFound.MatchString(err.Error()) {
+		// The shell's own code: in CI, nearly always a checkout whose dependencies were not
+		// installed before guard.
+		hint = "; exit code 127 means a command the script runs was not found: are the package's dependencies installed (npm ci) before guard runs?"
+	}
+	r.fail("%s pack failed: %v%s", g.packManager(), err, hint)
 }
+
+// commandNotFound matches npm's and pnpm's words for a lifecycle script that ended with the
+// shell's "command not found".
+var commandNotFound = regexp.MustCompile(`\bcode 127\b`)
 
 // packScripts names the lifecycle scripts of r that npm and pnpm run when packing, with their
 // commands ("" when it has none).
