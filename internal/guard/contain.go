@@ -89,10 +89,15 @@ type stepTimeout struct {
 	after      time.Duration
 	last       string // its last lines on stderr
 	scripts    string // the lifecycle scripts the step ran, when known
+	tries      int    // how many times it was run (an install is tried twice)
 }
 
 func (e *stepTimeout) Error() string {
-	s := fmt.Sprintf("%s did not finish within %s while %s and was stopped", e.tool, e.after, e.step)
+	twice := ""
+	if e.tries == 2 {
+		twice = " (tried twice)"
+	}
+	s := fmt.Sprintf("%s did not finish within %s while %s%s and was stopped", e.tool, e.after, e.step, twice)
 	if e.scripts != "" {
 		s += "; it runs " + e.scripts
 	}

@@ -646,7 +646,8 @@ func TestInterruptCleansUp(t *testing.T) {
 // TestStepTimeout: a step that never ends is stopped at --step-timeout with everything it
 // started, and fails its package naming the step, while the run goes on. Here a prepack script
 // that idles after starting a detached grandchild, and an install whose registry accepts the
-// connection and never answers (npm's own fetch timeout is five minutes, with retries).
+// connection and never answers (npm's own fetch timeout is five minutes, with retries): the
+// install, which runs no package code and which npm can stall at random, is tried twice.
 func TestStepTimeout(t *testing.T) {
 	var accepted atomic.Int32
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
@@ -710,7 +711,7 @@ func TestStepTimeout(t *testing.T) {
 			"…); its last output: waiting for the build server; raise --step-timeout if it is only slow",
 			"; raise --step-timeout if it is only slow"},
 		"registry/curated/tools/needs-registry": {
-			"install failed: npm did not finish within 8s while installing and was stopped",
+			"install failed: npm did not finish within 8s while installing (tried twice) and was stopped",
 			"; raise --step-timeout if it is only slow"},
 	} {
 		r := got[d]
@@ -723,8 +724,8 @@ func TestStepTimeout(t *testing.T) {
 			}
 		}
 	}
-	if accepted.Load() == 0 {
-		t.Error("npm never reached the silent registry: the install did not wait on it")
+	if n := accepted.Load(); n < 2 {
+		t.Errorf("the silent registry was reached %d times, want one at least for each try of the install", n)
 	}
 	assertNoLeftovers(t)
 }

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -285,8 +286,25 @@ func (g *run) installInto(ctx context.Context, dir string, members []*Result) er
 		}
 	}
 	installEnv := g.toolChildEnv(append(env, "npm_config_cache="+cache)...)
-	if _, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts}); err != nil {
+	install := func() error {
+		_, err := g.runContained(ctx, "installing", dir, g.opts.NPM, args, sandbox.Spec{Env: installEnv, Network: network, Mounts: mounts})
 		return err
+	}
+	if err := install(); err != nil {
+		// npm's install runs no package code here, and can stall at random with nothing left
+		// to wait for (npm/cli#4028; seen here about once in fifteen full test runs): one that
+		// ran past --step-timeout is tried once more, which npm resumes from what it wrote.
+		var st *stepTimeout
+		if !errors.As(err, &st) || ctx.Err() != nil {
+			return err
+		}
+		g.notef("npm install did not finish within %s; trying it once more", g.opts.StepTimeout)
+		if err := install(); err != nil {
+			if errors.As(err, &st) {
+				st.tries = 2
+			}
+			return err
+		}
 	}
 	os.Remove(npmrc)
 	g.linkHosts(dir, members)
