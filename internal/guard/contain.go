@@ -31,6 +31,11 @@ func (g *run) toolChildEnv(extra ...string) []string {
 	}
 	env = append(env, "npm_config_update_notifier=false", "npm_config_fund=false", "npm_config_audit=false",
 		"npm_config_progress=false", "npm_config_cache=/tmp/home/.npm")
+	// git in a script reads the workspace's repository, which the child (nobody, when plaios
+	// runs as root) does not own: without this git refuses it as of "dubious ownership"
+	// (safe.directory is read from the command scope, which these variables are). The
+	// repository is read-only in the sandbox; its code is the workspace's own.
+	env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*")
 	return append(env, extra...)
 }
 
@@ -137,8 +142,13 @@ func (g *run) packMounts(dirs []string) (mounts []sandbox.Mount, dest string, cl
 			return nil, "", cleanup, fmt.Errorf("copy %s for the pack tool: %w", g.rel(dir), err)
 		}
 		mounts = append(mounts, sandbox.Mount{Path: dir, Source: copyDir, Write: true})
-		if st, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil && st.IsDir() {
-			mounts = append(mounts, sandbox.Mount{Path: filepath.Join(dir, "node_modules")})
+		// What the copy leaves out shows through it, read-only: the package's node_modules, and
+		// its .git when the package is a repository of its own (a build that asks git for the
+		// commit, as `git describe` for a version banner).
+		for _, sub := range []string{"node_modules", ".git"} {
+			if st, err := os.Stat(filepath.Join(dir, sub)); err == nil && st.IsDir() {
+				mounts = append(mounts, sandbox.Mount{Path: filepath.Join(dir, sub)})
+			}
 		}
 	}
 	return mounts, dest, cleanup, nil

@@ -735,15 +735,19 @@ func TestStepTimeout(t *testing.T) {
 // repository (the package is the workspace root, its copy lies over the read-only workspace and
 // its node_modules must show through it), a monorepo member using the root's hoisted tool, and
 // one using a tool of its own node_modules. The build writes to the copy: the workspace keeps no
-// dist/. A member whose tool is installed nowhere fails with the shell's 127 explained.
+// dist/. The builder asks git for the commit, as a version banner does: the repository shows
+// through the copy (a single-package repository's .git too) and git, run as another user than
+// the repository's owner when plaios is root, does not refuse it as of dubious ownership. A
+// member whose tool is installed nowhere fails with the shell's 127 explained.
 func TestPrepackBuilds(t *testing.T) {
 	builder := func(name string) map[string]string {
 		return map[string]string{
 			"node_modules/" + name + "/package.json": `{"name":"` + name + `","version":"1.0.0","bin":{"` + name + `":"bin.js"}}`,
 			"node_modules/" + name + "/bin.js": `#!/usr/bin/env node
 const fs = require('node:fs');
+const head = require('node:child_process').execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 fs.mkdirSync('dist', { recursive: true });
-fs.writeFileSync('dist/index.js', "export function createExtensionPack() {\n  return { name: 'built', descriptors: [{ id: 'echo', kind: 'tool', payload: { name: 'echo' } }] };\n}\n");
+fs.writeFileSync('dist/index.js', "// built at " + head + "\n" + "export function createExtensionPack() {\n  return { name: 'built', descriptors: [{ id: 'echo', kind: 'tool', payload: { name: 'echo' } }] };\n}\n");
 `,
 		}
 	}
@@ -796,8 +800,13 @@ fs.writeFileSync('dist/index.js', "export function createExtensionPack() {\n  re
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir, c.parts...)
+			testenv.GitInit(t, dir)
+			testenv.Git(t, dir, "add", "-A")
+			testenv.Git(t, dir, "commit", "-q", "-m", "init")
+			head := testenv.Git(t, dir, "rev-parse", "HEAD")
 			opts := baseOptions(t, dir)
 			opts.All = true
+			opts.Out = t.TempDir()
 			rep, err := Run(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
@@ -822,6 +831,9 @@ fs.writeFileSync('dist/index.js', "export function createExtensionPack() {\n  re
 				}
 				if _, err := os.Stat(filepath.Join(dir, d, "dist")); !os.IsNotExist(err) {
 					t.Errorf("%s: the prepack build wrote dist/ into the workspace (%v)", d, err)
+				}
+				if built := testenv.TarballFiles(t, filepath.Join(opts.Out, r.Tarball))["package/dist/index.js"]; !strings.HasPrefix(built, "// built at "+head+"\n") {
+					t.Errorf("%s: the build did not read the commit from git: %.80q", d, built)
 				}
 			}
 		})
