@@ -114,7 +114,8 @@ func (e *stepTimeout) Error() string {
 
 // packMounts is what a pack tool sees: the workspace read-only, each packed package folder
 // as a writable copy (so that a prepack build writes there and nowhere else, and the
-// workspace is left as it was), its node_modules read-only, and the folder the tarballs go to.
+// workspace is left as it was), the node_modules it resolves from with a scratch layer, and
+// the folder the tarballs go to.
 // The returned cleanup removes the copies and the destination.
 func (g *run) packMounts(dirs []string) (mounts []sandbox.Mount, dest string, cleanup func(), err error) {
 	var made []string
@@ -132,6 +133,22 @@ func (g *run) packMounts(dirs []string) (mounts []sandbox.Mount, dest string, cl
 		return nil, "", cleanup, err
 	}
 	mounts = []sandbox.Mount{{Path: g.ws.Root}, {Path: dest, Write: true}}
+	// Every node_modules a packed package resolves from, its own and those of the folders up to
+	// the workspace root (hoisted), shows with a scratch layer: tools write caches there (Vite
+	// its bundled config in .vite-temp, babel and terser .cache), and fail on a read-only one.
+	scratch := map[string]bool{}
+	for _, dir := range dirs {
+		for d := dir; ; d = filepath.Dir(d) {
+			nm := filepath.Join(d, "node_modules")
+			if st, err := os.Stat(nm); err == nil && st.IsDir() && !scratch[nm] {
+				scratch[nm] = true
+				mounts = append(mounts, sandbox.Mount{Path: nm, Scratch: true})
+			}
+			if d == g.ws.Root || filepath.Dir(d) == d || !strings.HasPrefix(d, g.ws.Root) {
+				break
+			}
+		}
+	}
 	for _, dir := range dirs {
 		copyDir, err := os.MkdirTemp(g.tmp, "package-")
 		if err != nil {
@@ -142,13 +159,11 @@ func (g *run) packMounts(dirs []string) (mounts []sandbox.Mount, dest string, cl
 			return nil, "", cleanup, fmt.Errorf("copy %s for the pack tool: %w", g.rel(dir), err)
 		}
 		mounts = append(mounts, sandbox.Mount{Path: dir, Source: copyDir, Write: true})
-		// What the copy leaves out shows through it, read-only: the package's node_modules, and
-		// its .git when the package is a repository of its own (a build that asks git for the
-		// commit, as `git describe` for a version banner).
-		for _, sub := range []string{"node_modules", ".git"} {
-			if st, err := os.Stat(filepath.Join(dir, sub)); err == nil && st.IsDir() {
-				mounts = append(mounts, sandbox.Mount{Path: filepath.Join(dir, sub)})
-			}
+		// What the copy leaves out shows through it: the package's node_modules (above), and
+		// its .git, read-only, when the package is a repository of its own (a build that asks
+		// git for the commit, as `git describe` for a version banner).
+		if st, err := os.Stat(filepath.Join(dir, ".git")); err == nil && st.IsDir() {
+			mounts = append(mounts, sandbox.Mount{Path: filepath.Join(dir, ".git")})
 		}
 	}
 	return mounts, dest, cleanup, nil

@@ -735,7 +735,8 @@ func TestStepTimeout(t *testing.T) {
 // repository (the package is the workspace root, its copy lies over the read-only workspace and
 // its node_modules must show through it), a monorepo member using the root's hoisted tool, and
 // one using a tool of its own node_modules. The build writes to the copy: the workspace keeps no
-// dist/. The builder asks git for the commit, as a version banner does: the repository shows
+// dist/, nor its node_modules what the builder writes there as Vite does (a scratch layer
+// takes it; a read-only folder failed it with EROFS). The builder asks git for the commit, as a version banner does: the repository shows
 // through the copy (a single-package repository's .git too) and git, run as another user than
 // the repository's owner when plaios is root, does not refuse it as of dubious ownership. A
 // member whose tool is installed nowhere fails with the shell's 127 explained.
@@ -745,6 +746,24 @@ func TestPrepackBuilds(t *testing.T) {
 			"node_modules/" + name + "/package.json": `{"name":"` + name + `","version":"1.0.0","bin":{"` + name + `":"bin.js"}}`,
 			"node_modules/" + name + "/bin.js": `#!/usr/bin/env node
 const fs = require('node:fs');
+const path = require('node:path');
+// What Vite does with an ESM config (vite 6, dist/node/chunks/dep-*.js, loadConfigFromBundledFile):
+// the bundled config goes to .vite-temp in the nearest node_modules, next to the config only
+// when that folder refuses with EACCES; any other error ends the build.
+let nm;
+for (let d = process.cwd(); !nm; d = path.dirname(d)) {
+  if (fs.existsSync(path.join(d, 'node_modules'))) nm = path.join(d, 'node_modules');
+  if (path.dirname(d) === d) break;
+}
+let temp = 'vite.config.mjs.timestamp.mjs';
+try {
+  fs.mkdirSync(path.join(nm, '.vite-temp'), { recursive: true });
+  temp = path.join(nm, '.vite-temp', temp);
+} catch (e) {
+  if (e.code !== 'EACCES') throw e;
+}
+fs.writeFileSync(temp, 'export default {};\n');
+fs.unlinkSync(temp);
 const head = require('node:child_process').execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync('dist/index.js', "// built at " + head + "\n" + "export function createExtensionPack() {\n  return { name: 'built', descriptors: [{ id: 'echo', kind: 'tool', payload: { name: 'echo' } }] };\n}\n");
@@ -818,10 +837,12 @@ fs.writeFileSync('dist/index.js', "// built at " + head + "\n" + "export functio
 			for _, d := range c.dirs {
 				r := got[d]
 				if d == "packages/uninstalled" {
-					// Its tool is in no node_modules: the shell's 127, explained.
-					want := "exit code 127 means a command the script runs was not found: are the package's dependencies installed (npm ci) before guard runs?"
-					if r == nil || r.OK || !strings.HasPrefix(r.Reason, "npm pack failed: ") || !strings.Contains(r.Reason, want) {
-						t.Errorf("%s: %+v\nwant a reason ending in %q", d, r, want)
+					// Its tool is in no node_modules: the shell's 127 with the shell's own line, explained.
+					// (The shell's words differ: dash says "sh: 1: x: not found", bash "sh: x: command not found".)
+					hint := "; exit code 127 means a command the script runs was not found: are the package's dependencies installed (npm ci) before guard runs?"
+					if r == nil || r.OK || !strings.HasPrefix(r.Reason, "npm pack failed: ") || !strings.Contains(r.Reason, "command sh -c build-uninstalled; its output: sh: ") ||
+						!strings.Contains(r.Reason, "build-uninstalled: ") || !strings.Contains(r.Reason, "not found"+hint) {
+						t.Errorf("%s: %+v\nwant npm's lines, the shell's, then %q", d, r, hint)
 					}
 					continue
 				}
@@ -829,8 +850,10 @@ fs.writeFileSync('dist/index.js', "// built at " + head + "\n" + "export functio
 					t.Errorf("%s: %+v", d, r)
 					continue
 				}
-				if _, err := os.Stat(filepath.Join(dir, d, "dist")); !os.IsNotExist(err) {
-					t.Errorf("%s: the prepack build wrote dist/ into the workspace (%v)", d, err)
+				for _, p := range []string{filepath.Join(d, "dist"), filepath.Join(d, "node_modules", ".vite-temp"), filepath.Join("node_modules", ".vite-temp")} {
+					if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+						t.Errorf("%s: the prepack build wrote %s into the workspace (%v)", d, p, err)
+					}
 				}
 				if built := testenv.TarballFiles(t, filepath.Join(opts.Out, r.Tarball))["package/dist/index.js"]; !strings.HasPrefix(built, "// built at "+head+"\n") {
 					t.Errorf("%s: the build did not read the commit from git: %.80q", d, built)

@@ -217,7 +217,7 @@ func shortArgs(args []string) []string {
 
 // toolError keeps the lines of npm's (or pnpm's) output that say what went wrong.
 func toolError(stderr, stdout string, err error) string {
-	var keep []string
+	var keep, output []string
 	for _, line := range strings.Split(stderr+"\n"+stdout, "\n") {
 		line = strings.TrimSpace(line)
 		l := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "npm error"), "npm ERR!"))
@@ -229,17 +229,25 @@ func toolError(stderr, stdout string, err error) string {
 			keep = append(keep, l)
 		}
 	}
+	// A lifecycle script run in the foreground writes to npm's own stderr: its last lines
+	// (npm's banner "> name@1.0.0 prepack" aside) are the cause, where npm says only "code 1".
+	for _, line := range strings.Split(stderr, "\n") {
+		l := strings.TrimSpace(line)
+		if l == "" || strings.HasPrefix(l, "npm ") || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "ERR_PNPM") {
+			continue
+		}
+		output = append(output, l)
+	}
+	if len(output) > 3 {
+		output = output[len(output)-3:]
+	}
 	if len(keep) == 0 {
-		for _, line := range strings.Split(stderr, "\n") {
-			if l := strings.TrimSpace(line); l != "" {
-				keep = append(keep, l)
-			}
-		}
-		if len(keep) > 3 {
-			keep = keep[len(keep)-3:]
-		}
+		keep, output = output, nil
 	}
 	msg := clip(strings.Join(keep, "; "), 400)
+	if len(output) > 0 {
+		msg += "; its output: " + clip(strings.Join(output, " / "), 400)
+	}
 	if msg == "" {
 		return err.Error()
 	}

@@ -115,7 +115,13 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 					return err
 				}
 			}
-			is.Mounts = append(is.Mounts, initMount{Path: m.Path, Source: src, Write: m.Write, File: !st.IsDir()})
+			im := initMount{Path: m.Path, Source: src, Write: m.Write, File: !st.IsDir()}
+			if m.Scratch && !m.Write && st.IsDir() {
+				if im.Upper, im.Work, err = c.scratchLayer(s.dir); err != nil {
+					return err
+				}
+			}
+			is.Mounts = append(is.Mounts, im)
 		}
 		is.Root = s.rootDir()
 		is.ProgramID = programID()
@@ -230,7 +236,7 @@ func (s *Sandbox) mounts(spec Spec, program string) ([]Mount, error) {
 				}
 			}
 		}
-		if holder != nil && !m.Write && !holder.Write && m.Source == "" && holder.Source == "" {
+		if holder != nil && !m.Write && !m.Scratch && !holder.Write && !holder.Scratch && m.Source == "" && holder.Source == "" {
 			continue
 		}
 		kept = append(kept, m)
@@ -286,6 +292,30 @@ func systemLinks() []initLink {
 		}
 	}
 	return out
+}
+
+// scratchLayer makes the upper and work folders of an overlay in the child's own temporary
+// folder (removed by Close): the upper, where the child's writes land, is the child's.
+func (c *Child) scratchLayer(sandboxDir string) (upper, work string, err error) {
+	if c.tmp == "" {
+		if c.tmp, err = os.MkdirTemp(sandboxDir, "child-"); err != nil {
+			return "", "", err
+		}
+	}
+	layer, err := os.MkdirTemp(c.tmp, "scratch-")
+	if err != nil {
+		return "", "", err
+	}
+	upper, work = filepath.Join(layer, "upper"), filepath.Join(layer, "work")
+	for _, d := range []string{upper, work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return "", "", err
+		}
+	}
+	if err := os.Chmod(layer, 0o755); err != nil {
+		return "", "", err
+	}
+	return upper, work, giveToChild(upper)
 }
 
 // giveToChild makes a folder the child may write writable by the unprivileged user it runs

@@ -50,6 +50,9 @@ type initMount struct {
 	Source string `json:"source"`
 	Write  bool   `json:"write"`
 	File   bool   `json:"file"`
+	// Upper and Work, when set, make it an overlay over Source whose writes land in Upper.
+	Upper string `json:"upper,omitempty"`
+	Work  string `json:"work,omitempty"`
 }
 
 // initLink is a system path: a folder shown read-only, or (Target set) a symbolic link.
@@ -224,6 +227,13 @@ func buildRoot(spec *initSpec) (string, error) {
 				return "a folder for " + m.Path, err
 			}
 		}
+		if m.Upper != "" {
+			opts := "lowerdir=" + overlayEscape(m.Source) + ",upperdir=" + overlayEscape(m.Upper) + ",workdir=" + overlayEscape(m.Work)
+			if err := unix.Mount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, opts); err == nil {
+				continue
+			}
+			// A kernel that refuses overlays in a user namespace (before 5.11): read-only.
+		}
 		// Not recursive: what is mounted below a folder the step names (the sandbox's own new
 		// root, when the temporary folder lies inside the workspace) stays out of sight.
 		if err := unix.Mount(m.Source, target, "", unix.MS_BIND, ""); err != nil {
@@ -252,6 +262,12 @@ func buildRoot(spec *initSpec) (string, error) {
 		return "a read-only root", err
 	}
 	return "", nil
+}
+
+// overlayEscape escapes what overlayfs's options give a meaning to: the option separator, the
+// lower layers' separator and the escape itself.
+func overlayEscape(p string) string {
+	return strings.NewReplacer(`\`, `\\`, `,`, `\,`, `:`, `\:`).Replace(p)
 }
 
 // makeDev gives the child the harmless devices, bound from the host's, and the usual links.

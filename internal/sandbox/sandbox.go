@@ -207,6 +207,11 @@ type Mount struct {
 	Source string
 	// Write lets the child change it; otherwise it is read-only.
 	Write bool
+	// Scratch shows a folder the child may seem to change: what it writes goes to a layer of
+	// its own (an overlay), discarded with it, and the folder is left as it was. For the
+	// caches tools write into node_modules (.cache, Vite's .vite-temp), which a read-only
+	// folder would fail with EROFS. Where the kernel refuses the layer, it is read-only.
+	Scratch bool
 }
 
 // Spec is one child to run.

@@ -393,3 +393,36 @@ func TestEndEventsStopsWaiting(t *testing.T) {
 		t.Errorf("lines read: %q", lines)
 	}
 }
+
+// TestScratchMount: a folder shown with a scratch layer reads as the folder, takes the child's
+// new folders and files (what was there stays as its permissions say: as root, the child is
+// nobody and changes no root-owned file), and is left as it was when the child ends.
+func TestScratchMount(t *testing.T) {
+	s := newSandbox(t, Config{Mode: NetNS})
+	dir := t.TempDir()
+	nm := filepath.Join(dir, "node_modules")
+	if err := os.MkdirAll(filepath.Join(nm, "dep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nm, "dep", "index.js"), []byte("original\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+const fs = require('node:fs');
+const nm = process.argv[1];
+if (fs.readFileSync(nm + '/dep/index.js', 'utf8') !== 'original\n') process.exit(10);
+fs.mkdirSync(nm + '/.vite-temp', { recursive: true });
+fs.writeFileSync(nm + '/.vite-temp/config.mjs', 'export default {};\n');
+if (fs.readFileSync(nm + '/.vite-temp/config.mjs', 'utf8') !== 'export default {};\n') process.exit(11);
+`
+	res, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"-e", script, nm}, Mounts: []Mount{{Path: nm, Scratch: true}}, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(nm, ".vite-temp")); !os.IsNotExist(err) {
+		t.Errorf("the child's new folder is in the folder itself (%v)", err)
+	}
+}
