@@ -28,7 +28,9 @@ export const parameters = {
 
 /** The extension: Pi calls it with its extension API when it loads the package. */
 export default function {{.Camel}}Extension(pi: ExtensionAPI): void {
-  pi.registerTool({
+  // The type argument spares tsc inferring registerTool's three type parameters through
+  // ToolDefinition: with it this file type-checks in a fraction of a second instead of four.
+  pi.registerTool<typeof parameters>({
     name: "{{.Snake}}_stats",
     label: "{{.Title}} stats",
     description: "Counts the words, characters and lines of a text.",
