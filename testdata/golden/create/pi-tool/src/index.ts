@@ -29,7 +29,7 @@ export const parameters = {
 /** The extension: Pi calls it with its extension API when it loads the package. */
 export default function statsExtension(pi: ExtensionAPI): void {
   // The type argument spares tsc inferring registerTool's three type parameters through
-  // ToolDefinition: with it this file type-checks in a fraction of a second instead of four.
+  // ToolDefinition: with it this file type-checks in a fraction of a second, not in about 4 s.
   pi.registerTool<typeof parameters>({
     name: "stats_stats",
     label: "Stats stats",
