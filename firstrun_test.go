@@ -154,18 +154,20 @@ func TestFirstRun(t *testing.T) {
 	)
 	path20 := strings.Join([]string{filepath.Dir(plaios), filepath.Dir(pnpm), filepath.Dir(npm), filepath.Dir(node20), os.Getenv("PATH")}, string(os.PathListSeparator))
 	path24 := node24 + string(os.PathListSeparator) + path20
-	envWith := func(path string) []string {
+	envWith := func(t *testing.T, path string) []string {
 		home := t.TempDir()
 		env := append(append([]string{}, base...), "PATH="+path, "HOME="+home,
 			"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 			"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"))
-		return lastWins(env, "PATH", "HOME", "CI", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+		// A temporary folder of the workspace's own too (TMPDIR, ChildEnv): guard's and the
+		// sandbox's folders go there, not into the machine's /tmp.
+		return testenv.ChildEnv(t, lastWins(env, "PATH", "HOME", "CI", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"))
 	}
 
 	// The registry holds no @plaios/* package.
 	for _, name := range []string{"@plaios/core", "@plaios/microfrontend"} {
-		if out, err := testenv.RunErr(t.TempDir(), envWith(path20), npm, "view", name, "version"); err == nil || !strings.Contains(out, "E404") {
+		if out, err := testenv.RunErr(t.TempDir(), envWith(t, path20), npm, "view", name, "version"); err == nil || !strings.Contains(out, "E404") {
 			t.Fatalf("the registry answers for %s: %v\n%s", name, err, out)
 		}
 	}
@@ -175,9 +177,9 @@ func TestFirstRun(t *testing.T) {
 			manager, ws := manager, ws
 			t.Run(manager+"/"+ws.name, func(t *testing.T) {
 				t.Parallel()
-				env := envWith(path20)
+				env := envWith(t, path20)
 				if ws.node24 {
-					env = envWith(path24)
+					env = envWith(t, path24)
 				}
 				root := newWorkspace(t, manager)
 				r := &firstRunner{t: t, env: env, root: root, manager: manager}

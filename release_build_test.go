@@ -20,7 +20,7 @@ func TestReleaseTargetsBuild(t *testing.T) {
 	for _, target := range []struct{ goos, goarch string }{{"windows", "amd64"}, {"darwin", "arm64"}} {
 		t.Run(target.goos+"_"+target.goarch, func(t *testing.T) {
 			c := exec.Command(goBin, "build", "-trimpath", "-ldflags", "-X github.com/plaios/plaios/cmd.Version=0.0.0-test", "-o", os.DevNull, ".")
-			c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+target.goos, "GOARCH="+target.goarch)
+			c.Env = testenv.ChildEnv(t, append(os.Environ(), "CGO_ENABLED=0", "GOOS="+target.goos, "GOARCH="+target.goarch))
 			if out, err := c.CombinedOutput(); err != nil {
 				t.Fatalf("GOOS=%s GOARCH=%s go build: %v\n%s", target.goos, target.goarch, err, out)
 			}
@@ -66,7 +66,7 @@ func TestVersionOfCheckoutBuild(t *testing.T) {
 		}
 		c := exec.Command(goBin, append(args, ".")...)
 		c.Dir = dir
-		c.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+		c.Env = testenv.ChildEnv(t, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local"))
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("go build: %v\n%s", err, out)
 		}
