@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -26,12 +27,15 @@ type MirroredPackage struct {
 	Name      string
 	Version   string
 	Integrity string // sha512-…, as the lockfile pins it
-	Tarball   string // the cached file
+	Tarball   string // the cached file; "" for an optional package that installs only on other platforms (npm and pnpm read its version document here, never its tarball)
 }
 
 type lockEntry struct {
 	MirroredPackage
 	resolved string
+	// elsewhere: an optional dependency whose os or cpu leaves this machine out. npm and pnpm
+	// read its version document (to see that) but never fetch its tarball here.
+	elsewhere bool
 }
 
 // readLockfile lists the registry packages of an npm lockfile (v2 or v3 "packages").
@@ -49,6 +53,11 @@ func readLockfile(file string) ([]lockEntry, error) {
 			Integrity string `json:"integrity"`
 			Link      bool   `json:"link"`
 			InBundle  bool   `json:"inBundle"`
+			Optional  bool   `json:"optional"`
+			// DevOptional: optional in the development tree (lockfile v2/v3).
+			DevOptional bool     `json:"devOptional"`
+			OS          []string `json:"os"`
+			CPU         []string `json:"cpu"`
 		} `json:"packages"`
 	}
 	if err := json.Unmarshal(data, &lock); err != nil {
@@ -57,7 +66,7 @@ func readLockfile(file string) ([]lockEntry, error) {
 	if lock.LockfileVersion < 2 {
 		return nil, fmt.Errorf("%s is a lockfile v%d; regenerate it with npm 7 or newer", file, lock.LockfileVersion)
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{} // id → index in out
 	var out []lockEntry
 	for key, p := range lock.Packages {
 		if key == "" || p.Link || p.InBundle || !strings.Contains(key, "node_modules/") {
@@ -73,14 +82,17 @@ func readLockfile(file string) ([]lockEntry, error) {
 			p.Resolved = "https://registry.npmjs.org/" + name + "/-/" + name[strings.LastIndexByte(name, '/')+1:] + "-" + p.Version + ".tgz"
 		}
 		id := name + "@" + p.Version
-		if seen[id] {
+		elsewhere := (p.Optional || p.DevOptional) && !(platformAllows(npmOS(), p.OS) && platformAllows(npmCPU(), p.CPU))
+		if i, ok := seen[id]; ok {
+			// The same version in two places: its tarball is needed if either needs it.
+			out[i].elsewhere = out[i].elsewhere && elsewhere
 			continue
 		}
-		seen[id] = true
+		seen[id] = len(out)
 		if !strings.HasPrefix(p.Integrity, "sha512-") {
 			return nil, fmt.Errorf("%s: %s has no sha512 integrity", file, id)
 		}
-		out = append(out, lockEntry{MirroredPackage: MirroredPackage{Name: name, Version: p.Version, Integrity: p.Integrity}, resolved: p.Resolved})
+		out = append(out, lockEntry{MirroredPackage: MirroredPackage{Name: name, Version: p.Version, Integrity: p.Integrity}, resolved: p.Resolved, elsewhere: elsewhere})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {
@@ -127,6 +139,105 @@ func fetchTarball(ctx context.Context, client *http.Client, cache, resolved stri
 		return p, err
 	}
 	return p, os.Rename(tmp, file)
+}
+
+// platformAllows is npm-install-checks' checkList: value is allowed by list when no "!value"
+// excludes it and it is named, or the list names nothing but exclusions. An unknown value
+// ("") is allowed, so that a tarball is left out only when npm surely leaves it out.
+func platformAllows(value string, list []string) bool {
+	if value == "" || len(list) == 0 || (len(list) == 1 && list[0] == "any") {
+		return true
+	}
+	negated, match := 0, false
+	for _, e := range list {
+		if name, ok := strings.CutPrefix(e, "!"); ok {
+			negated++
+			if name == value {
+				return false
+			}
+		} else if e == value {
+			match = true
+		}
+	}
+	return match || negated == len(list)
+}
+
+// npmOS is node's process.platform for this machine; "" when Go's name has no known match.
+func npmOS() string {
+	switch runtime.GOOS {
+	case "windows":
+		return "win32"
+	case "solaris", "illumos":
+		return "sunos"
+	case "linux", "darwin", "freebsd", "openbsd", "netbsd", "aix", "android":
+		return runtime.GOOS
+	}
+	return ""
+}
+
+// npmCPU is node's process.arch for this machine; "" when Go's name has no known match.
+func npmCPU() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x64"
+	case "386":
+		return "ia32"
+	case "ppc64le":
+		return "ppc64"
+	case "arm64", "arm", "s390x", "riscv64", "loong64", "mips", "mipsel", "ppc64":
+		return runtime.GOARCH
+	}
+	return ""
+}
+
+// fetchVersionDoc returns what a packument needs of a package that installs only elsewhere,
+// without its tarball: its version document from the registry the lockfile resolved it from
+// (<registry>/<name>/<version>), checked against the lockfile's integrity and kept in the
+// cache (the document of a tarball, named after the same integrity).
+func fetchVersionDoc(ctx context.Context, client *http.Client, cache, resolved string, p MirroredPackage) (cachedDoc, error) {
+	sum, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(p.Integrity, "sha512-"))
+	if err != nil {
+		return cachedDoc{}, fmt.Errorf("%s@%s: bad integrity %q", p.Name, p.Version, p.Integrity)
+	}
+	file := filepath.Join(cache, hex.EncodeToString(sum)[:40]+".doc.json")
+	var d cachedDoc
+	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &d) == nil && d.Integrity == p.Integrity && d.Shasum != "" && d.Manifest != nil {
+		return d, nil
+	}
+	base, _, ok := strings.Cut(resolved, "/-/")
+	if u, err := url.Parse(base); !ok || err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return d, fmt.Errorf("%s@%s: no registry to ask in %q", p.Name, p.Version, resolved)
+	}
+	u := base + "/" + url.PathEscape(p.Version)
+	var data []byte
+	for attempt := 0; ; attempt++ {
+		data, err = download(ctx, client, u)
+		if err == nil || attempt == 2 {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Second)
+	}
+	if err != nil {
+		return d, fmt.Errorf("download %s@%s's document from %s: %v", p.Name, p.Version, u, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return d, fmt.Errorf("%s@%s's document from %s: %v", p.Name, p.Version, u, err)
+	}
+	dist, _ := m["dist"].(map[string]any)
+	integrity, _ := dist["integrity"].(string)
+	shasum, _ := dist["shasum"].(string)
+	if integrity != p.Integrity || shasum == "" {
+		return d, fmt.Errorf("%s@%s's document from %s does not match the lockfile's integrity", p.Name, p.Version, u)
+	}
+	// What the registry added on publish goes; the package's own fields stay, as in a tarball's
+	// package.json.
+	for k := range m {
+		if strings.HasPrefix(k, "_") || k == "dist" || k == "readme" || k == "readmeFilename" {
+			delete(m, k)
+		}
+	}
+	return writeDoc(file, cachedDoc{Integrity: p.Integrity, Shasum: shasum, Manifest: m})
 }
 
 func download(ctx context.Context, client *http.Client, u string) ([]byte, error) {

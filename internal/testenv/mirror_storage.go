@@ -30,6 +30,12 @@ import (
 // its storage on every request and rewrites tarball URLs to its own address, so npm and pnpm
 // then install from it exactly as from published packages (TestMirror). The manifests read out
 // of the tarballs are kept next to them in the cache, so a later run reads no tarball at all.
+// An optional package that installs only on other platforms (its os or cpu leaves this machine
+// out, as npm-install-checks decides; the lockfile of a package with prebuilt binaries names
+// one per platform) is served by its version document alone, taken from the registry and
+// checked against the lockfile's integrity: npm and pnpm read that document to learn the
+// package is not for them and never fetch its tarball here, so a fresh machine does not
+// download it (177 MB of the templates' 511).
 // The packages are real ones, so their names never meet the scopes tests publish under, and a
 // shared registry (SharedMirror) can hold them next to what its tests publish.
 func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
@@ -44,6 +50,11 @@ func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
 
 	manifests := make([]cachedDoc, len(pkgs))
 	err = fourAtOnce(len(pkgs), func(i int) error {
+		if pkgs[i].elsewhere {
+			var err error
+			manifests[i], err = fetchVersionDoc(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
+			return err
+		}
 		// A tarball whose document is cached was checked against its integrity when it was
 		// downloaded: it is not read again.
 		if d, file, ok := cachedDocFor(cache, pkgs[i].MirroredPackage); ok {
@@ -95,9 +106,11 @@ func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
 			}
 			docs[v.p.Version] = doc
 			times[v.p.Version] = now
-			attachments[file] = map[string]any{"shasum": v.doc.Shasum, "version": v.p.Version}
-			if err := os.Symlink(v.p.Tarball, filepath.Join(dir, file)); err != nil {
-				t.Fatalf("mirror: %v", err)
+			if v.p.Tarball != "" {
+				attachments[file] = map[string]any{"shasum": v.doc.Shasum, "version": v.p.Version}
+				if err := os.Symlink(v.p.Tarball, filepath.Join(dir, file)); err != nil {
+					t.Fatalf("mirror: %v", err)
+				}
 			}
 			if release(v.p.Version) != nil && (latest == "" || releaseLess(latest, v.p.Version)) {
 				latest = v.p.Version
@@ -159,7 +172,11 @@ func cachedManifest(p MirroredPackage) (cachedDoc, error) {
 	delete(m, "readme")
 	delete(m, "readmeFilename")
 	s1 := sha1.Sum(tgz)
-	d = cachedDoc{Integrity: p.Integrity, Shasum: hex.EncodeToString(s1[:]), Manifest: m}
+	return writeDoc(file, cachedDoc{Integrity: p.Integrity, Shasum: hex.EncodeToString(s1[:]), Manifest: m})
+}
+
+// writeDoc keeps d in the cache file, whole or not at all.
+func writeDoc(file string, d cachedDoc) (cachedDoc, error) {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return d, err
