@@ -69,7 +69,19 @@ func pinnedTool(t testing.TB, name, binName string) (bin string, env []string) {
 				t.Fatal(err)
 			}
 		}
-		if out, err := RunErr(tmp, ChildEnv(t, env), "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline"); err != nil {
+		// The tarballs come from a registry of this test's that mirrors the lockfile (Mirror),
+		// so from the test cache the first run's registry shares: a fresh machine downloads
+		// each package once, not once more here (openclaw's 329, 151 MB, are nearly all the
+		// templates' too). npm addresses registry.npmjs.org's tarballs to the configured
+		// registry (replace-registry-host); its cache is the test's, not the user's.
+		reg := Verdaccio(t)
+		Mirror(t, reg, filepath.Join(src, "package-lock.json"))
+		install := append(append([]string{}, env...),
+			"npm_config_registry="+reg.URL,
+			"npm_config_userconfig="+reg.UserConfig,
+			"npm_config_replace_registry_host=npmjs",
+			"npm_config_cache="+filepath.Join(t.TempDir(), "npm-cache"))
+		if out, err := RunErr(tmp, ChildEnv(t, install), "npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefer-offline"); err != nil {
 			t.Fatalf("install the pinned %s (npm ci in %s): %v\n%s", name, tmp, err, out)
 		}
 	})
