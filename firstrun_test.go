@@ -211,7 +211,7 @@ func TestFirstRun(t *testing.T) {
 				if manager == "npm" && ws.name == "main" {
 					r.withHostPackages()
 				}
-				t.Logf("%s/%s: %d steps in %s", manager, ws.name, r.steps, r.total.Round(time.Second))
+				t.Logf("%s/%s: %d steps in %s, %s of CPU", manager, ws.name, r.steps, r.total.Round(time.Second), r.cpu.Round(time.Second))
 			})
 		}
 	}
@@ -244,6 +244,7 @@ type firstRunner struct {
 	manager string
 	steps   int
 	total   time.Duration
+	cpu     time.Duration
 	packs   int // made so far
 }
 
@@ -270,7 +271,10 @@ func (r *firstRunner) run(dir, line string) string {
 	if err != nil {
 		r.t.Fatalf("`%s` in %s failed after %s (%v):\n%s", line, filepath.ToSlash(rel), took.Round(time.Millisecond), err, out)
 	}
-	r.t.Logf("%-60s in %-32s %s", line, filepath.ToSlash(rel), took.Round(time.Millisecond))
+	// The CPU of the command and of every descendant it waited for (wait4's rusage).
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	r.cpu += cpu
+	r.t.Logf("%-60s in %-32s %s (%s of CPU)", line, filepath.ToSlash(rel), took.Round(time.Millisecond), cpu.Round(time.Millisecond))
 	return string(out)
 }
 
