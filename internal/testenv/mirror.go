@@ -120,14 +120,7 @@ func fetchTarball(ctx context.Context, client *http.Client, cache, resolved stri
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 		return p, fmt.Errorf("%s@%s: cannot download %q", p.Name, p.Version, resolved)
 	}
-	var data []byte
-	for attempt := 0; ; attempt++ {
-		data, err = download(ctx, client, resolved)
-		if err == nil || attempt == 2 {
-			break
-		}
-		time.Sleep(time.Duration(attempt+1) * time.Second)
-	}
+	data, err := download(ctx, client, resolved)
 	if err != nil {
 		return p, fmt.Errorf("download %s@%s from %s: %v", p.Name, p.Version, resolved, err)
 	}
@@ -209,14 +202,7 @@ func fetchVersionDoc(ctx context.Context, client *http.Client, cache, resolved s
 		return d, fmt.Errorf("%s@%s: no registry to ask in %q", p.Name, p.Version, resolved)
 	}
 	u := base + "/" + url.PathEscape(p.Version)
-	var data []byte
-	for attempt := 0; ; attempt++ {
-		data, err = download(ctx, client, u)
-		if err == nil || attempt == 2 {
-			break
-		}
-		time.Sleep(time.Duration(attempt+1) * time.Second)
-	}
+	data, err := download(ctx, client, u)
 	if err != nil {
 		return d, fmt.Errorf("download %s@%s's document from %s: %v", p.Name, p.Version, u, err)
 	}
@@ -240,7 +226,18 @@ func fetchVersionDoc(ctx context.Context, client *http.Client, cache, resolved s
 	return writeDoc(file, cachedDoc{Integrity: p.Integrity, Shasum: shasum, Manifest: m})
 }
 
+// download fetches u, trying three times (a second, then two, between tries).
 func download(ctx context.Context, client *http.Client, u string) ([]byte, error) {
+	for attempt := 0; ; attempt++ {
+		data, err := downloadOnce(ctx, client, u)
+		if err == nil || attempt == 2 {
+			return data, err
+		}
+		time.Sleep(time.Duration(attempt+1) * time.Second)
+	}
+}
+
+func downloadOnce(ctx context.Context, client *http.Client, u string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
