@@ -45,14 +45,16 @@ func TestMirror(t *testing.T) {
 }
 
 // TestMirrorLeavesOutOtherPlatforms: an optional dependency that installs only on another
-// platform (fsevents, for macOS) is mirrored by its version document alone. npm installs the
-// project from the registry exactly as from npmjs on this machine — the dependency in, the
-// optional one left out without its tarball being asked for — and the registry holds no
-// tarball for it, so the mirror never downloaded one.
+// platform (@esbuild/aix-ppc64, for AIX on POWER, which no machine that runs these tests is:
+// no skip anywhere) is mirrored by its version document alone. npm installs the project from
+// the registry exactly as from npmjs on this machine — the dependency in, the optional one
+// left out without its tarball being asked for — and the registry holds no tarball for it,
+// so the mirror never downloaded one.
 func TestMirrorLeavesOutOtherPlatforms(t *testing.T) {
 	SkipShort(t, "starts Verdaccio and installs from it")
-	if npmOS() == "darwin" {
-		t.Skip("fsevents installs here")
+	const other = "@esbuild/aix-ppc64@0.25.0"
+	if platformAllows(npmOS(), []string{"aix"}) && platformAllows(npmCPU(), []string{"ppc64"}) {
+		t.Fatalf("this machine (%s/%s) is the platform the fixture's optional package is for: pick another", npmOS(), npmCPU())
 	}
 	r := Verdaccio(t)
 	project := filepath.Join("testdata", "platforms")
@@ -61,21 +63,21 @@ func TestMirrorLeavesOutOtherPlatforms(t *testing.T) {
 	for _, p := range pkgs {
 		got[p.Name+"@"+p.Version] = p
 	}
-	if len(got) != 2 || got["is-number@7.0.0"].Tarball == "" || got["fsevents@2.3.3"].Integrity == "" {
+	if len(got) != 2 || got["is-number@7.0.0"].Tarball == "" || got[other].Integrity == "" {
 		t.Fatalf("mirrored %+v", pkgs)
 	}
-	if tgz := got["fsevents@2.3.3"].Tarball; tgz != "" {
-		t.Errorf("the tarball of fsevents, for macOS only, was mirrored: %s", tgz)
+	if tgz := got[other].Tarball; tgz != "" {
+		t.Errorf("the tarball of %s, for AIX only, was mirrored: %s", other, tgz)
 	}
-	if files, _ := filepath.Glob(filepath.Join(r.Storage, "fsevents", "*.tgz")); len(files) != 0 {
+	if files, _ := filepath.Glob(filepath.Join(r.Storage, "@esbuild", "aix-ppc64", "*.tgz")); len(files) != 0 {
 		t.Errorf("the registry's storage holds %v", files)
 	}
 
 	dir := t.TempDir()
 	CopyTree(t, project, dir)
 	env := append(r.NPMEnv(), "npm_config_cache="+filepath.Join(t.TempDir(), "cache"))
-	if v := strings.TrimSpace(Run(t, dir, env, "npm", "view", "fsevents@2.3.3", "os", "dist.integrity", "--json")); !strings.Contains(v, `"darwin"`) || !strings.Contains(v, got["fsevents@2.3.3"].Integrity) {
-		t.Errorf("the registry's document of fsevents 2.3.3 lacks its os or the lockfile's integrity:\n%s", v)
+	if v := strings.TrimSpace(Run(t, dir, env, "npm", "view", other, "os", "dist.integrity", "--json")); !strings.Contains(v, `"aix"`) || !strings.Contains(v, got[other].Integrity) {
+		t.Errorf("the registry's document of %s lacks its os or the lockfile's integrity:\n%s", other, v)
 	}
 	if err := os.Remove(filepath.Join(dir, "package-lock.json")); err != nil {
 		t.Fatal(err)
@@ -84,11 +86,11 @@ func TestMirrorLeavesOutOtherPlatforms(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "is-number", "package.json")); err != nil {
 		t.Errorf("is-number was not installed: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "fsevents")); !os.IsNotExist(err) {
-		t.Errorf("fsevents was installed on %s (%v)", npmOS(), err)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@esbuild", "aix-ppc64")); !os.IsNotExist(err) {
+		t.Errorf("%s was installed on %s/%s (%v)", other, npmOS(), npmCPU(), err)
 	}
-	// npm logs each request at the http level: the tarball it fetched, and none of fsevents.
-	if !strings.Contains(out, "/is-number/-/is-number-7.0.0.tgz") || strings.Contains(out, "fsevents-2.3.3.tgz") {
+	// npm logs each request at the http level: the tarball it fetched, and none of the other.
+	if !strings.Contains(out, "/is-number/-/is-number-7.0.0.tgz") || strings.Contains(out, "aix-ppc64-0.25.0.tgz") {
 		t.Errorf("npm did not fetch exactly is-number's tarball:\n%s", out)
 	}
 }
