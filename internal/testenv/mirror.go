@@ -1,10 +1,10 @@
 package testenv
 
 import (
-	"archive/tar"
+	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
+	"crypto/sha1"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
@@ -103,35 +103,82 @@ func readLockfile(file string) ([]lockEntry, error) {
 	return out, nil
 }
 
-// fetchTarball returns the cached tarball of p, downloading it first when needed.
-func fetchTarball(ctx context.Context, client *http.Client, cache, resolved string, p MirroredPackage) (MirroredPackage, error) {
+// fetchTarball returns the cached tarball of p and its document, downloading what the cache
+// lacks: the document from the registry (fetchVersionDoc), the tarball from where the lockfile
+// resolved it. The tarball goes to its file as a stream, hashed on the way, and is never held
+// whole: a race-built test binary (make test) pays for every byte its code touches, and reading
+// each tarball into memory and then gunzipping it as far as its package.json took the first
+// run's mirror 92 s and 161 s of CPU (48 s and 86 s streamed), against 9 s without -race.
+func fetchTarball(ctx context.Context, client *http.Client, cache, resolved string, p MirroredPackage) (MirroredPackage, cachedDoc, error) {
 	sum, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(p.Integrity, "sha512-"))
 	if err != nil {
-		return p, fmt.Errorf("%s@%s: bad integrity %q", p.Name, p.Version, p.Integrity)
+		return p, cachedDoc{}, fmt.Errorf("%s@%s: bad integrity %q", p.Name, p.Version, p.Integrity)
+	}
+	doc, err := fetchVersionDoc(ctx, client, cache, resolved, p)
+	if err != nil {
+		return p, doc, err
 	}
 	file := filepath.Join(cache, hex.EncodeToString(sum)[:40]+".tgz")
 	p.Tarball = file
-	if data, err := os.ReadFile(file); err == nil {
-		if got := sha512.Sum512(data); bytes.Equal(got[:], sum) {
-			return p, nil
+	if f, err := os.Open(file); err == nil {
+		h, err := hashes(f, nil)
+		f.Close()
+		if err == nil && bytes.Equal(h.sha512, sum) {
+			return p, doc, nil
 		}
 	}
 	u, err := url.Parse(resolved)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-		return p, fmt.Errorf("%s@%s: cannot download %q", p.Name, p.Version, resolved)
-	}
-	data, err := download(ctx, client, resolved)
-	if err != nil {
-		return p, fmt.Errorf("download %s@%s from %s: %v", p.Name, p.Version, resolved, err)
-	}
-	if got := sha512.Sum512(data); !bytes.Equal(got[:], sum) {
-		return p, fmt.Errorf("%s@%s from %s does not match the lockfile's integrity", p.Name, p.Version, resolved)
+		return p, doc, fmt.Errorf("%s@%s: cannot download %q", p.Name, p.Version, resolved)
 	}
 	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return p, err
+	defer os.Remove(tmp)
+	var h tarballHashes
+	err = withRetries(func() error {
+		f, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		body, err := get(ctx, client, resolved)
+		if err != nil {
+			return err
+		}
+		defer body.Close()
+		w := bufio.NewWriterSize(f, 256<<10)
+		if h, err = hashes(body, w); err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	switch {
+	case err != nil:
+		return p, doc, fmt.Errorf("download %s@%s from %s: %v", p.Name, p.Version, resolved, err)
+	case !bytes.Equal(h.sha512, sum):
+		return p, doc, fmt.Errorf("%s@%s from %s does not match the lockfile's integrity", p.Name, p.Version, resolved)
+	case hex.EncodeToString(h.sha1) != doc.Shasum:
+		return p, doc, fmt.Errorf("%s@%s from %s does not match the shasum of its registry document", p.Name, p.Version, resolved)
 	}
-	return p, os.Rename(tmp, file)
+	return p, doc, os.Rename(tmp, file)
+}
+
+// tarballHashes are a tarball's sha512 (its integrity) and sha1 (its shasum).
+type tarballHashes struct{ sha512, sha1 []byte }
+
+// hashes reads r to its end (at most 256 MiB), copying it to w when w is not nil.
+func hashes(r io.Reader, w io.Writer) (tarballHashes, error) {
+	h512, h1 := sha512.New(), sha1.New()
+	sinks := []io.Writer{h512, h1}
+	if w != nil {
+		sinks = append(sinks, w)
+	}
+	if _, err := io.CopyBuffer(io.MultiWriter(sinks...), io.LimitReader(r, 256<<20), make([]byte, 64<<10)); err != nil {
+		return tarballHashes{}, err
+	}
+	return tarballHashes{h512.Sum(nil), h1.Sum(nil)}, nil
 }
 
 // platformAllows is npm-install-checks' checkList: value is allowed by list when no "!value"
@@ -183,10 +230,10 @@ func npmCPU() string {
 	return ""
 }
 
-// fetchVersionDoc returns what a packument needs of a package that installs only elsewhere,
-// without its tarball: its version document from the registry the lockfile resolved it from
-// (<registry>/<name>/<version>), checked against the lockfile's integrity and kept in the
-// cache (the document of a tarball, named after the same integrity).
+// fetchVersionDoc returns what a packument needs of a package version: its version document
+// from the registry the lockfile resolved it from (<registry>/<name>/<version>), checked
+// against the lockfile's integrity and kept in the cache, named after that integrity. For a
+// package that installs only elsewhere it is all Mirror serves.
 func fetchVersionDoc(ctx context.Context, client *http.Client, cache, resolved string, p MirroredPackage) (cachedDoc, error) {
 	sum, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(p.Integrity, "sha512-"))
 	if err != nil {
@@ -228,16 +275,32 @@ func fetchVersionDoc(ctx context.Context, client *http.Client, cache, resolved s
 
 // download fetches u, trying three times (a second, then two, between tries).
 func download(ctx context.Context, client *http.Client, u string) ([]byte, error) {
+	var data []byte
+	err := withRetries(func() error {
+		body, err := get(ctx, client, u)
+		if err != nil {
+			return err
+		}
+		defer body.Close()
+		data, err = io.ReadAll(io.LimitReader(body, 256<<20))
+		return err
+	})
+	return data, err
+}
+
+// withRetries calls try up to three times, a second and then two apart, until it succeeds.
+func withRetries(try func() error) error {
 	for attempt := 0; ; attempt++ {
-		data, err := downloadOnce(ctx, client, u)
+		err := try()
 		if err == nil || attempt == 2 {
-			return data, err
+			return err
 		}
 		time.Sleep(time.Duration(attempt+1) * time.Second)
 	}
 }
 
-func downloadOnce(ctx context.Context, client *http.Client, u string) ([]byte, error) {
+// get returns the body of a 200 answer to a GET of u.
+func get(ctx context.Context, client *http.Client, u string) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -246,34 +309,11 @@ func downloadOnce(ctx context.Context, client *http.Client, u string) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
 		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-}
-
-// packageJSONOf returns the package.json inside a tarball.
-func packageJSONOf(tgz []byte) (map[string]any, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(tgz))
-	if err != nil {
-		return nil, err
-	}
-	tr := tar.NewReader(zr)
-	for {
-		hdr, err := tr.Next()
-		if err != nil {
-			return nil, fmt.Errorf("no package.json in the tarball")
-		}
-		parts := strings.SplitN(hdr.Name, "/", 2)
-		if len(parts) == 2 && parts[1] == "package.json" {
-			var m map[string]any
-			if err := json.NewDecoder(io.LimitReader(tr, 16<<20)).Decode(&m); err != nil {
-				return nil, fmt.Errorf("package.json: %v", err)
-			}
-			return m, nil
-		}
-	}
+	return resp.Body, nil
 }
 
 // fourAtOnce calls fn for 0…n-1, four at a time, and returns the first error.

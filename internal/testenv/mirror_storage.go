@@ -18,22 +18,23 @@ import (
 
 // Mirror serves from the test registry every package version the npm lockfile names (a
 // package-lock.json v2/v3, committed under testdata), so that the registry serves real
-// published packages with no uplink. Each tarball is downloaded once from the URL the lockfile
-// resolved it to (npmjs.org when it names none), checked against the lockfile's integrity and
-// kept in the test cache (CacheDir "npm-tarballs"); later runs do not touch the network.
+// published packages with no uplink. Each version's document is downloaded once from the
+// registry the lockfile resolved it from (npmjs.org when it names none), and its tarball from
+// the URL the lockfile gives; both are checked against the lockfile's integrity (the tarball
+// against the document's shasum too) and kept in the test cache (CacheDir "npm-tarballs");
+// later runs do not touch the network.
 //
 // Nothing goes through the registry's HTTP API (about seven publishes a second on a busy
 // machine, because every tarball travels base64-encoded in JSON): Mirror writes into the
 // running Verdaccio's storage the files Verdaccio itself writes on a publish — per package a
-// package.json holding every mirrored version (the version documents are the tarballs' own
-// package.json with `dist` added) and the tarballs, linked from the test cache. Verdaccio reads
-// its storage on every request and rewrites tarball URLs to its own address, so npm and pnpm
-// then install from it exactly as from published packages (TestMirror). The manifests read out
-// of the tarballs are kept next to them in the cache, so a later run reads no tarball at all.
+// package.json holding every mirrored version (the registry's version documents, without what
+// the registry adds on publish, with a `dist` of the mirror's own) and the tarballs, linked from
+// the test cache. Verdaccio reads its storage on every request and rewrites tarball URLs to its
+// own address, so npm and pnpm then install from it exactly as from published packages
+// (TestMirror). A later run reads no tarball at all: the documents carry what it needs.
 // An optional package that installs only on other platforms (its os or cpu leaves this machine
 // out, as npm-install-checks decides; the lockfile of a package with prebuilt binaries names
-// one per platform) is served by its version document alone, taken from the registry and
-// checked against the lockfile's integrity: npm and pnpm read that document to learn the
+// one per platform) is served by its version document alone: npm and pnpm read it to learn the
 // package is not for them and never fetch its tarball here, so a fresh machine does not
 // download it (177 MB of the templates' 511).
 // The packages are real ones, so their names never meet the scopes tests publish under, and a
@@ -61,12 +62,8 @@ func Mirror(t testing.TB, r *Registry, lockfile string) []MirroredPackage {
 			pkgs[i].Tarball, manifests[i] = file, d
 			return nil
 		}
-		p, err := fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
-		if err != nil {
-			return err
-		}
-		pkgs[i].MirroredPackage = p
-		manifests[i], err = cachedManifest(p)
+		var err error
+		pkgs[i].MirroredPackage, manifests[i], err = fetchTarball(ctx, client, cache, pkgs[i].resolved, pkgs[i].MirroredPackage)
 		return err
 	})
 	if err != nil {
@@ -145,34 +142,11 @@ func s1Of(s string) []byte {
 	return sum[:]
 }
 
-// cachedDoc is what a packument needs of a tarball: its package.json and its sha1.
+// cachedDoc is what a packument needs of a package version: its document and its tarball's sha1.
 type cachedDoc struct {
 	Integrity string         `json:"integrity"`
 	Shasum    string         `json:"shasum"`
 	Manifest  map[string]any `json:"manifest"`
-}
-
-// cachedManifest reads p's tarball once for its package.json and sha1, and keeps them next to
-// it in the cache.
-func cachedManifest(p MirroredPackage) (cachedDoc, error) {
-	file := strings.TrimSuffix(p.Tarball, ".tgz") + ".doc.json"
-	var d cachedDoc
-	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &d) == nil && d.Integrity == p.Integrity && d.Shasum != "" && d.Manifest != nil {
-		return d, nil
-	}
-	tgz, err := os.ReadFile(p.Tarball)
-	if err != nil {
-		return d, err
-	}
-	m, err := packageJSONOf(tgz)
-	if err != nil {
-		return d, fmt.Errorf("%s@%s: %v", p.Name, p.Version, err)
-	}
-	// A packument carries no readme per version.
-	delete(m, "readme")
-	delete(m, "readmeFilename")
-	s1 := sha1.Sum(tgz)
-	return writeDoc(file, cachedDoc{Integrity: p.Integrity, Shasum: hex.EncodeToString(s1[:]), Manifest: m})
 }
 
 // writeDoc keeps d in the cache file, whole or not at all.

@@ -2,14 +2,17 @@ package testenv
 
 import (
 	"context"
+	"crypto/sha1"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -154,5 +157,104 @@ func TestVersionDocMustMatchTheLockfile(t *testing.T) {
 	srv.Close() // a second call reads the cache
 	if again, err := fetchVersionDoc(context.Background(), http.DefaultClient, cache, srv.URL+"/fsevents/-/fsevents-2.3.3.tgz", p); err != nil || again.Shasum != "0123" {
 		t.Errorf("the cached document: %+v, %v", again, err)
+	}
+}
+
+// TestTarballMustMatchTheLockfileAndItsDocument: a downloaded tarball is kept only when its
+// sha512 is the lockfile's integrity and its sha1 the shasum of its registry document; a
+// registry that fails once is asked again; a refused or broken download leaves no tarball (nor
+// a temporary file) in the cache, and a kept one is then read from the cache alone. The
+// registry is a fake (httptest): npmjs answers correctly.
+func TestTarballMustMatchTheLockfileAndItsDocument(t *testing.T) {
+	tgz := []byte("\x1f\x8b not really a tarball, but bytes with a known hash")
+	s512, s1 := sha512.Sum512(tgz), sha1.Sum(tgz)
+	p := MirroredPackage{Name: "@x/y", Version: "1.0.0", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(s512[:])}
+	var (
+		mu       sync.Mutex
+		body     []byte // the tarball served
+		shasum   string // the document's
+		failures int    // the tarball GETs to answer 500 first
+		gets     int
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch req.URL.Path {
+		case "/@x/y/1.0.0":
+			fmt.Fprintf(w, `{"name":"@x/y","version":"1.0.0","dist":{"integrity":%q,"shasum":%q}}`, p.Integrity, shasum)
+		case "/@x/y/-/y-1.0.0.tgz":
+			gets++
+			if failures > 0 {
+				failures--
+				http.Error(w, "busy", http.StatusInternalServerError)
+				return
+			}
+			w.Write(body)
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	defer srv.Close()
+	resolved := srv.URL + "/@x/y/-/y-1.0.0.tgz"
+	cacheFiles := func(cache string) []string {
+		entries, err := os.ReadDir(cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".doc.json") {
+				names = append(names, ".doc.json")
+			} else {
+				names = append(names, filepath.Ext(e.Name()))
+			}
+		}
+		return names
+	}
+	for _, c := range []struct {
+		name     string
+		body     []byte
+		shasum   string
+		failures int
+		err      string
+	}{
+		{"another tarball", []byte("something else"), hex.EncodeToString(s1[:]), 0, "@x/y@1.0.0 from " + resolved + " does not match the lockfile's integrity"},
+		{"another shasum", tgz, "0123", 0, "@x/y@1.0.0 from " + resolved + " does not match the shasum of its registry document"},
+		{"always failing", tgz, hex.EncodeToString(s1[:]), 3, "download @x/y@1.0.0 from " + resolved + ": HTTP 500"},
+	} {
+		mu.Lock()
+		body, shasum, failures, gets = c.body, c.shasum, c.failures, 0
+		mu.Unlock()
+		cache := t.TempDir()
+		_, _, err := fetchTarball(context.Background(), srv.Client(), cache, resolved, p)
+		if err == nil || err.Error() != c.err {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.err)
+		}
+		// The document is kept (it matched the lockfile); the tarball, and its temporary file, are not.
+		if got := strings.Join(cacheFiles(cache), " "); got != ".doc.json" {
+			t.Errorf("%s: the cache holds %q", c.name, got)
+		}
+		if c.failures == 3 && gets != 3 {
+			t.Errorf("%s: asked %d times, want 3", c.name, gets)
+		}
+	}
+
+	mu.Lock()
+	body, shasum, failures, gets = tgz, hex.EncodeToString(s1[:]), 1, 0
+	mu.Unlock()
+	cache := t.TempDir()
+	got, d, err := fetchTarball(context.Background(), srv.Client(), cache, resolved, p)
+	if err != nil || gets != 2 {
+		t.Fatalf("after one failure: %v (%d GETs)", err, gets)
+	}
+	if data, err := os.ReadFile(got.Tarball); err != nil || string(data) != string(tgz) || d.Shasum != shasum {
+		t.Errorf("kept %q (%v), shasum %q", data, err, d.Shasum)
+	}
+	if names := strings.Join(cacheFiles(cache), " "); names != ".doc.json .tgz" {
+		t.Errorf("the cache holds %q", names)
+	}
+	srv.Close() // now the cache alone answers
+	if again, _, err := fetchTarball(context.Background(), http.DefaultClient, cache, resolved, p); err != nil || again.Tarball != got.Tarball {
+		t.Errorf("from the cache: %+v, %v", again, err)
 	}
 }
