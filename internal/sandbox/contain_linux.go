@@ -152,7 +152,11 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 	if err != nil {
 		return err
 	}
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initName}, Env: initEnviron(string(data)), ExtraFiles: extra}
+	initPath, err := initExecutable()
+	if err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{Path: initPath, Args: []string{initName}, Env: initEnviron(string(data)), ExtraFiles: extra}
 	if is.Contained {
 		cmd.SysProcAttr = namespaceAttr(cloneFlags(spec.Network))
 	} else {
@@ -452,10 +456,14 @@ func refusedLayer(startErr error) string {
 		{"a UTS namespace", syscall.CLONE_NEWUTS},
 		{"a cgroup namespace", syscall.CLONE_NEWCGROUP},
 	}
+	initPath, err := initExecutable()
+	if err != nil {
+		return err.Error()
+	}
 	var flags uintptr
 	for _, l := range layers {
 		flags |= l.flag
-		cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{initName}, Env: initEnviron(`{"fds":0,"statusFd":0,"probeOnly":true}`)}
+		cmd := &exec.Cmd{Path: initPath, Args: []string{initName}, Env: initEnviron(`{"fds":0,"statusFd":0,"probeOnly":true}`)}
 		cmd.SysProcAttr = namespaceAttr(flags)
 		if err := cmd.Run(); err != nil {
 			var ee *exec.ExitError

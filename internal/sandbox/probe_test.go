@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -65,6 +66,15 @@ func plaiosBinary(t *testing.T) string {
 		if raceEnabled {
 			args = append(args, "-race")
 		}
+		// Under make test its init is the test binary's (initProgram), copied next to it
+		// where every user can start it.
+		if initProgram != "" {
+			init := filepath.Join(dir, "plaios-sandbox-init")
+			if binary.err = copyExecutable(initProgram, init); binary.err != nil {
+				return
+			}
+			args = append(args, "-ldflags=-X=github.com/plaios/plaios/internal/sandbox.initProgram="+init)
+		}
 		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Dir = testenv.RepoRoot(t)
 		cmd.Env = os.Environ()
@@ -76,6 +86,27 @@ func plaiosBinary(t *testing.T) string {
 		t.Fatal(binary.err)
 	}
 	return binary.path
+}
+
+// copyExecutable copies the program src to dst, readable and executable by every user.
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(dst, 0o755) // whatever the umask
 }
 
 // TestMain removes the plaios binary the probes built.

@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestInitIsTheProgramThisBuildNames: every child, contained or not, starts under the init
+// this build names — under make test a build of ./internal/sandbox/initbin without -race
+// (initProgram), else this very binary — and a named init that cannot be started is said
+// in one sentence, before anything starts.
+func TestInitIsTheProgramThisBuildNames(t *testing.T) {
+	want := initProgram
+	if want == "" {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = self
+	}
+	if real, err := filepath.EvalSymlinks(want); err == nil {
+		want = real
+	}
+	t.Logf("the init: %s", want)
+	for _, mode := range []Mode{NetNS, Off} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := newSandbox(t, Config{Mode: mode})
+			c, err := s.Command(Spec{Name: node(t), Args: []string{"-e", "setTimeout(() => {}, 30000)"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.Readlink("/proc/" + strconv.Itoa(c.Cmd.Process.Pid) + "/exe")
+			c.Kill()
+			c.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("the child's init is %s, want %s", got, want)
+			}
+		})
+	}
+
+	t.Run("missing", func(t *testing.T) {
+		s := newSandbox(t, Config{Mode: Off})
+		saved := initProgram
+		initProgram = filepath.Join(t.TempDir(), "plaios-sandbox-init")
+		defer func() { initProgram = saved }()
+		_, err := s.Run(context.Background(), Spec{Name: node(t), Args: []string{"--version"}})
+		if err == nil || !strings.Contains(err.Error(), "the sandbox's init, "+initProgram+", which this build was linked to start, cannot be started") {
+			t.Fatalf("a missing init: %v", err)
+		}
+		if strings.Count(err.Error(), "\n") != 0 {
+			t.Errorf("not one sentence: %q", err)
+		}
+	})
+}
