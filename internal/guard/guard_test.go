@@ -60,8 +60,19 @@ func baseOptions(t *testing.T, dir string) Options {
 		env[k] = v
 	}
 	env["npm_config_cache"] = filepath.Join(testenv.CacheDir(t, "npm-cache"))
+	// Only the variables whose value changes are set: t.Setenv reads each one first, and
+	// the go command keys the package's cached result on every variable the test read, so
+	// setting them all would run the package again for any change of the shell's own (_,
+	// OLDPWD, SHLVL, MAKEFLAGS…), even with nothing else changed.
+	now := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		now[k] = v
+	}
 	for k, v := range env {
-		t.Setenv(k, v)
+		if cur, ok := now[k]; !ok || cur != v {
+			t.Setenv(k, v)
+		}
 	}
 	return Options{
 		Dir:      dir,
