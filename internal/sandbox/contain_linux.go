@@ -424,7 +424,7 @@ func probe(ctx context.Context, s *Sandbox) error {
 	var out bytes.Buffer
 	c.Cmd.Stdout, c.Cmd.Stderr = &out, &out
 	if err := c.Start(); err != nil {
-		return fmt.Errorf("%w: %s", ErrUnavailable, refusedLayer(err))
+		return fmt.Errorf("%w: %s", ErrUnavailable, refusedLayer(c.Cmd.Path, err))
 	}
 	go func() {
 		<-ctx.Done()
@@ -441,9 +441,9 @@ func probe(ctx context.Context, s *Sandbox) error {
 	return nil
 }
 
-// refusedLayer names the namespace the kernel refused when the init could not start, by
-// trying them one at a time.
-func refusedLayer(startErr error) string {
+// refusedLayer names the namespace the kernel refused when the init (initPath) could not
+// start, by trying them one at a time.
+func refusedLayer(initPath string, startErr error) string {
 	layers := []struct {
 		name string
 		flag uintptr
@@ -455,10 +455,6 @@ func refusedLayer(startErr error) string {
 		{"an IPC namespace", syscall.CLONE_NEWIPC},
 		{"a UTS namespace", syscall.CLONE_NEWUTS},
 		{"a cgroup namespace", syscall.CLONE_NEWCGROUP},
-	}
-	initPath, err := initExecutable()
-	if err != nil {
-		return err.Error()
 	}
 	var flags uintptr
 	for _, l := range layers {

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -90,20 +89,11 @@ func plaiosBinary(t *testing.T) string {
 
 // copyExecutable copies the program src to dst, readable and executable by every user.
 func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
 		return err
 	}
 	return os.Chmod(dst, 0o755) // whatever the umask
