@@ -54,26 +54,13 @@ func baseOptions(t *testing.T, dir string) Options {
 	t.Helper()
 	reg := testRegistry(t)
 	testenv.SetTempDir(t) // guard's and the sandbox's folders, and the children's, go there
+	list := append(testenv.CleanEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
 	env := map[string]string{}
-	for _, kv := range testenv.CleanEnv() {
+	for _, kv := range list {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	env["npm_config_cache"] = filepath.Join(testenv.CacheDir(t, "npm-cache"))
-	// Only the variables whose value changes are set: t.Setenv reads each one first, and
-	// the go command keys the package's cached result on every variable the test read, so
-	// setting them all would run the package again for any change of the shell's own (_,
-	// OLDPWD, SHLVL, MAKEFLAGS…), even with nothing else changed.
-	now := map[string]string{}
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		now[k] = v
-	}
-	for k, v := range env {
-		if cur, ok := now[k]; !ok || cur != v {
-			t.Setenv(k, v)
-		}
-	}
+	testenv.SetEnv(t, list)
 	return Options{
 		Dir:      dir,
 		Registry: reg.URL,

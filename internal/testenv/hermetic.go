@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,33 @@ func SetTempDir(t testing.TB) string {
 		t.Fatalf("TMPDIR is %s after setting it to %s", os.TempDir(), tmp)
 	}
 	return tmp
+}
+
+// SetEnv gives this test process, for the rest of the test, the environment env (KEY=VALUE,
+// the last of a key winning) by t.Setenv of the variables whose value differs from the
+// process's. Only those: t.Setenv reads a variable before it sets it, and the go command keys
+// a package's cached result on every variable its tests read, so setting a whole environment
+// would run the package again whenever any variable of the shell differs (_, OLDPWD, SHLVL,
+// MAKEFLAGS…), with nothing else changed. Like t.Setenv, the test cannot be parallel.
+func SetEnv(t testing.TB, env []string) {
+	t.Helper()
+	now := map[string]string{}
+	for _, kv := range os.Environ() { // os.Environ is not recorded; os.Getenv would be
+		k, v, _ := strings.Cut(kv, "=")
+		now[k] = v
+	}
+	want := map[string]string{}
+	var keys []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+		want[k] = v
+	}
+	for _, k := range keys {
+		if cur, ok := now[k]; !ok || cur != want[k] {
+			t.Setenv(k, want[k])
+		}
+	}
 }

@@ -45,23 +45,6 @@ func TestInputs(t *testing.T) {
 // test that did not is still replayed — the stale result trackInputs is there to prevent.
 func TestCacheSeesWhatAChildReads(t *testing.T) {
 	SkipShort(t, "runs the go command")
-	goBin := LookPath(t, "go")
-	mod := t.TempDir()
-	src := filepath.Join(RepoRoot(t), "internal", "testenv")
-	files, err := filepath.Glob(filepath.Join(src, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		WriteFiles(t, mod, map[string]string{"internal/testenv/" + filepath.Base(f): string(data)})
-	}
 	probe := func(root string) string {
 		return `package probe
 
@@ -82,8 +65,7 @@ func TestChildReads(t *testing.T) {
 }
 `
 	}
-	WriteFiles(t, mod, map[string]string{
-		"go.mod":                "module github.com/plaios/plaios\n\ngo 1.26.0\n",
+	mod := cacheProbeModule(t, map[string]string{
 		"testdata/fixture.txt":  "good\n",
 		"tracked/probe_test.go": probe("testenv.RepoRoot(t)"),
 		"untracked/probe_test.go": strings.Replace(probe(`filepath.Join("..")`), `
@@ -95,22 +77,8 @@ func TestChildReads(t *testing.T) {
 	if err := os.Chtimes(fixture, old, old); err != nil {
 		t.Fatal(err)
 	}
-	goTest := func() string {
-		t.Helper()
-		cmd := exec.Command(goBin, "test", "-race", "./tracked", "./untracked")
-		cmd.Dir = mod
-		cmd.Env = append(ChildEnv(t, os.Environ()), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
-		out, _ := cmd.CombinedOutput()
-		return string(out)
-	}
-	says := func(out, pkg, what string) bool {
-		for _, line := range strings.Split(out, "\n") {
-			if strings.Contains(line, "github.com/plaios/plaios/"+pkg+"\t") || strings.HasSuffix(line, "github.com/plaios/plaios/"+pkg) {
-				return strings.Contains(line, what)
-			}
-		}
-		return false
-	}
+	env := goEnv(t)
+	goTest := func() string { return goTestIn(t, mod, env, "./tracked", "./untracked") }
 	if out := goTest(); !says(out, "tracked", "ok") || says(out, "tracked", "(cached)") || !says(out, "untracked", "ok") {
 		t.Fatalf("first run:\n%s", out)
 	}
@@ -130,4 +98,110 @@ func TestChildReads(t *testing.T) {
 	if !says(out, "untracked", "(cached)") {
 		t.Errorf("the control (a test that hands the fixture to a child without RepoRoot) ran again; the go command saw the change some other way and this test proves nothing:\n%s", out)
 	}
+}
+
+// TestSetEnvKeepsTheTestCache runs the real go command twice on a module of its own, with a
+// variable the tests do not use changed between the runs (as a shell's _, OLDPWD or SHLVL
+// change): a test that gives itself an environment with SetEnv is replayed, while a control
+// that t.Setenv's the whole environment (as guard's tests once did) runs again — the change is
+// visible to the go command, so the replay is SetEnv's doing. SetEnv's values hold, the last
+// of a key winning.
+func TestSetEnvKeepsTheTestCache(t *testing.T) {
+	SkipShort(t, "runs the go command")
+	mod := cacheProbeModule(t, map[string]string{
+		"setenv/probe_test.go": `package probe
+
+import (
+	"os"
+	"testing"
+
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+func TestSetEnv(t *testing.T) {
+	testenv.SetEnv(t, append(os.Environ(), "PROBE_SET=first", "PROBE_SET=last"))
+	if got := os.Getenv("PROBE_SET"); got != "last" {
+		t.Fatalf("PROBE_SET is %q after SetEnv, want last", got)
+	}
+}
+`,
+		"setall/probe_test.go": `package probe
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestSetAll(t *testing.T) {
+	for _, kv := range append(os.Environ(), "PROBE_SET=last") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+}
+`,
+	})
+	env := goEnv(t)
+	if out := goTestIn(t, mod, slices.Concat(env, []string{"PROBE_SHELL=1"}), "./setenv", "./setall"); !says(out, "setenv", "ok") || says(out, "setenv", "(cached)") || !says(out, "setall", "ok") {
+		t.Fatalf("first run:\n%s", out)
+	}
+	out := goTestIn(t, mod, slices.Concat(env, []string{"PROBE_SHELL=2"}), "./setenv", "./setall")
+	if !says(out, "setenv", "(cached)") {
+		t.Errorf("a test using SetEnv ran again when a variable it does not use changed:\n%s", out)
+	}
+	if !says(out, "setall", "ok") || says(out, "setall", "(cached)") {
+		t.Errorf("the control (every variable t.Setenv'd) was replayed; the go command did not see the change and this test proves nothing:\n%s", out)
+	}
+}
+
+// cacheProbeModule writes a module named github.com/plaios/plaios holding testenv's own
+// source and files, for a test that runs the real go command on it, and returns its folder.
+func cacheProbeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	mod := t.TempDir()
+	src := filepath.Join(RepoRoot(t), "internal", "testenv")
+	sources, err := filepath.Glob(filepath.Join(src, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sources {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		WriteFiles(t, mod, map[string]string{"internal/testenv/" + filepath.Base(f): string(data)})
+	}
+	WriteFiles(t, mod, map[string]string{"go.mod": "module github.com/plaios/plaios\n\ngo 1.26.0\n"})
+	WriteFiles(t, mod, files)
+	return mod
+}
+
+// goEnv is the environment of the go command for goTestIn: the test's own TMPDIR (ChildEnv),
+// the same for each run, so that only what a test changes differs between runs.
+func goEnv(t *testing.T) []string {
+	return append(ChildEnv(t, os.Environ()), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+}
+
+// goTestIn runs `go test -race` on pkgs in mod with the environment env, and returns what it
+// printed.
+func goTestIn(t *testing.T, mod string, env []string, pkgs ...string) string {
+	t.Helper()
+	cmd := exec.Command(LookPath(t, "go"), append([]string{"test", "-race"}, pkgs...)...)
+	cmd.Dir = mod
+	cmd.Env = env
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// says reports whether go test's line for the module's package pkg holds what.
+func says(out, pkg, what string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "github.com/plaios/plaios/"+pkg+"\t") || strings.HasSuffix(line, "github.com/plaios/plaios/"+pkg) {
+			return strings.Contains(line, what)
+		}
+	}
+	return false
 }
