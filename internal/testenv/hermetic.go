@@ -18,11 +18,24 @@ func ChildEnv(t testing.TB, env []string) []string {
 		env = CleanEnv()
 	}
 	tmp := t.TempDir()
-	out := append(QuietRace(append([]string(nil), env...)), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
-	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
+	out := append(QuietRace(append([]string(nil), env...)), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NODE_COMPILE_CACHE="+NodeCompileCache(t))
+	for _, k := range []string{"TMPDIR", "TMP", "TEMP", "NODE_COMPILE_CACHE"} {
 		out = withoutKey(out, k, 1)
 	}
 	return out
+}
+
+// NodeCompileCache is the folder of the test cache where a child's Node keeps the V8 code of
+// the modules it compiles (NODE_COMPILE_CACHE; Node ≥ 22.1, which the tests' Node 24 is: the
+// openclaw and Pi CLIs, and npm, tsc and node on the OpenClaw workspace of the first run).
+// Without it each of them keeps that code in its TMPDIR, which is the test's own: every test
+// compiled openclaw's ~11 MB of modules again, at each of ~40 starts a run, about a second of
+// CPU each. Node checks each entry against the source's hash and its own version and writes
+// an entry whole (a temporary file renamed), so the tests share it safely and a stale or
+// damaged entry is compiled again, never used. Node 20 does not read it.
+func NodeCompileCache(t testing.TB) string {
+	t.Helper()
+	return CacheDir(t, "node-compile-cache")
 }
 
 // SetTempDir points this test process's TMPDIR (what os.TempDir and os.MkdirTemp("", …) use,

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,5 +39,27 @@ func TestQuietRace(t *testing.T) {
 	// The test binary's own environment, which the sandbox's init inherits GORACE from.
 	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms=") {
 		t.Errorf("the test binary's GORACE is %q: a contained child's init would sleep at exit", g)
+	}
+}
+
+// TestChildEnvSharesNodeCompileCache: a child's Node 24 keeps the code it compiles in the
+// test cache's NodeCompileCache, not in the test's own TMPDIR, whatever NODE_COMPILE_CACHE the
+// environment given held; the machine's Node 20 is not affected.
+func TestChildEnvSharesNodeCompileCache(t *testing.T) {
+	SkipShort(t, "starts Node 24")
+	env := ChildEnv(t, []string{"PATH=/bin", "NODE_COMPILE_CACHE=/nowhere"})
+	var got []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "NODE_COMPILE_CACHE=") {
+			got = append(got, kv)
+		}
+	}
+	want := NodeCompileCache(t)
+	if len(got) != 1 || got[0] != "NODE_COMPILE_CACHE="+want {
+		t.Fatalf("ChildEnv gives %q, want the one NODE_COMPILE_CACHE=%s", got, want)
+	}
+	node := filepath.Join(Node24(t), "node")
+	if dir := strings.TrimSpace(Run(t, t.TempDir(), env, node, "-p", "require('node:module').getCompileCacheDir()")); !strings.HasPrefix(dir, want+string(filepath.Separator)) {
+		t.Errorf("Node 24 keeps its compile cache in %q, want a folder of %s", dir, want)
 	}
 }
