@@ -43,10 +43,9 @@ func TestQuietRace(t *testing.T) {
 }
 
 // TestChildEnvSharesNodeCompileCache: a child's Node 24 keeps the code it compiles in the
-// test cache's NodeCompileCache, not in the test's own TMPDIR, whatever NODE_COMPILE_CACHE the
+// test cache's nodeCompileCache, not in the test's own TMPDIR, whatever NODE_COMPILE_CACHE the
 // environment given held; the machine's Node 20 is not affected.
 func TestChildEnvSharesNodeCompileCache(t *testing.T) {
-	SkipShort(t, "starts Node 24")
 	env := ChildEnv(t, []string{"PATH=/bin", "NODE_COMPILE_CACHE=/nowhere"})
 	var got []string
 	for _, kv := range env {
@@ -54,10 +53,11 @@ func TestChildEnvSharesNodeCompileCache(t *testing.T) {
 			got = append(got, kv)
 		}
 	}
-	want := NodeCompileCache(t)
+	want := nodeCompileCache(t)
 	if len(got) != 1 || got[0] != "NODE_COMPILE_CACHE="+want {
 		t.Fatalf("ChildEnv gives %q, want the one NODE_COMPILE_CACHE=%s", got, want)
 	}
+	SkipShort(t, "starts Node 24")
 	node := filepath.Join(Node24(t), "node")
 	if dir := strings.TrimSpace(Run(t, t.TempDir(), env, node, "-p", "require('node:module').getCompileCacheDir()")); !strings.HasPrefix(dir, want+string(filepath.Separator)) {
 		t.Errorf("Node 24 keeps its compile cache in %q, want a folder of %s", dir, want)
