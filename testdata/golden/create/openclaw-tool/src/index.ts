@@ -17,18 +17,24 @@ export function textStats(text: string): TextStats {
   };
 }
 
-export default defineToolPlugin({
+/** The tool's parameters, as a TypeBox schema (OpenClaw validates each call against it). */
+const parameters = Type.Object({
+  text: Type.String({ description: "The text to count." }),
+});
+
+// The two type arguments (no config schema; the tool's parameters) spare tsc inferring them
+// through defineToolPlugin's and tool's types: with them this file type-checks in a fraction
+// of a second, not in about 3 s.
+export default defineToolPlugin<undefined>({
   id: "clock",
   name: "Clock",
   description: "Add Clock tools to OpenClaw.",
   tools: (tool) => [
-    tool({
+    tool<typeof parameters>({
       name: "clock_stats",
       label: "Clock stats",
       description: "Counts the words, characters and lines of a text.",
-      parameters: Type.Object({
-        text: Type.String({ description: "The text to count." }),
-      }),
+      parameters,
       execute: async ({ text }) => textStats(text),
     }),
   ],
