@@ -4,11 +4,14 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 // maxFuncLines is the longest a function of the product may be: past it a reader loses the
@@ -21,22 +24,10 @@ const maxFuncLines = 150
 // maxFuncLines lines.
 func TestLayout(t *testing.T) {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	for _, path := range layoutFiles(t) {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		below := strings.HasPrefix(path, "internal"+string(filepath.Separator)) || strings.HasPrefix(path, "release"+string(filepath.Separator))
 		for _, imp := range f.Imports {
@@ -63,9 +54,52 @@ func TestLayout(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
+	}
+}
+
+// layoutFiles lists every Go file of the module's packages other than tests, relative to the
+// module's root, as `go list ./...` finds the packages (testdata, node_modules and hidden
+// folders aside). Each package folder is read here, so that a file added to one runs the test
+// again; the module's root is not: the go command keys a package's cached test result on
+// every folder its tests read, with the name, size, mode and time of each entry, and the
+// root's entries include .git, whose time every git command that writes the index changes (a
+// commit, a status that refreshes it) — each ran this package's tests again, TestFirstRun's
+// minutes with them. The root package's own files are the ones go list names; go list is a
+// child process, whose reads the go command does not record.
+func layoutFiles(t *testing.T) []string {
+	t.Helper()
+	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
+	out := testenv.Run(t, wd, nil, testenv.LookPath(t, "go"), "list", "-e", "-f",
+		`{{.Dir}}{{range .GoFiles}}{{"\t"}}{{.}}{{end}}{{range .CgoFiles}}{{"\t"}}{{.}}{{end}}{{range .IgnoredGoFiles}}{{"\t"}}{{.}}{{end}}`, "./...")
+	var files []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		fields := strings.Split(line, "\t")
+		dir, err := filepath.Rel(wd, fields[0])
+		if err != nil || strings.HasPrefix(dir, "..") {
+			t.Fatalf("go list named a package outside the module: %q", line)
+		}
+		names := fields[1:]
+		if dir != "." {
+			entries, err := os.ReadDir(fields[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			names = nil
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+		}
+		for _, name := range names {
+			if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+				files = append(files, filepath.Join(dir, name))
+			}
+		}
+	}
+	if len(files) < 100 || !slices.Contains(files, "main.go") || !slices.Contains(files, filepath.Join("cmd", "root.go")) {
+		t.Fatalf("go list found %d Go files, without main.go or cmd/root.go:\n%s", len(files), out)
+	}
+	return files
 }
