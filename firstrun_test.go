@@ -112,15 +112,17 @@ func TestFirstRun(t *testing.T) {
 	cases := goldenCases(t)
 	npm := testenv.LookPath(t, "npm")
 	node20 := testenv.LookPath(t, "node")
-	if v := strings.TrimSpace(testenv.Run(t, ".", nil, node20, "--version")); !regexp.MustCompile(`^v(20|22)\.`).MatchString(v) {
+	// Run in this folder without naming it ("", not "."): os/exec stats a command's Dir, which
+	// the go command would record, keying the cached result on the checkout root's time.
+	if v := strings.TrimSpace(testenv.Run(t, "", nil, node20, "--version")); !regexp.MustCompile(`^v(20|22)\.`).MatchString(v) {
 		t.Fatalf("node on PATH is %s; the first run is a fresh CI machine's, with Node 20", v)
 	}
 	node24 := testenv.Node24(t)
-	if v := strings.TrimSpace(testenv.Run(t, ".", nil, filepath.Join(node24, "node"), "--version")); !strings.HasPrefix(v, "v24.") {
+	if v := strings.TrimSpace(testenv.Run(t, "", nil, filepath.Join(node24, "node"), "--version")); !strings.HasPrefix(v, "v24.") {
 		t.Fatalf("testenv.Node24 is %s", v)
 	}
 	pnpm := testenv.PNPM(t)
-	if v := strings.TrimSpace(testenv.Run(t, ".", nil, pnpm, "--version")); v != "10.34.9" {
+	if v := strings.TrimSpace(testenv.Run(t, "", nil, pnpm, "--version")); v != "10.34.9" {
 		t.Fatalf("the pinned pnpm is %s, want 10.34.9", v)
 	}
 	plaios, err := exec.LookPath("plaios")
