@@ -106,3 +106,37 @@ func layoutFiles(t *testing.T) []string {
 	}
 	return files
 }
+
+// TestLayoutLeavesTheRootUnread runs TestLayout alone in this test binary with the go command's
+// test log and checks that it read neither the checkout's root (a listing, or the stat os/exec
+// makes of a command's Dir) nor anything under .git: either would key the root package's
+// cached result on what every git command or a new top-level file changes (layoutFiles).
+func TestLayoutLeavesTheRootUnread(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "testlog")
+	testenv.Run(t, "", os.Environ(), os.Args[0], "-test.run=^TestLayout$", "-test.testlogfile="+log)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		op, path, _ := strings.Cut(line, " ")
+		if op != "open" && op != "stat" {
+			continue
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(wd, path)
+		}
+		read++
+		if path == wd || strings.HasPrefix(path, filepath.Join(wd, ".git")) {
+			t.Errorf("TestLayout read %s (%s)", path, op)
+		}
+	}
+	if read < 100 {
+		t.Errorf("the test log holds %d reads, not TestLayout's:\n%s", read, data)
+	}
+}
