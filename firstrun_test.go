@@ -112,8 +112,7 @@ func TestFirstRun(t *testing.T) {
 	cases := goldenCases(t)
 	npm := testenv.LookPath(t, "npm")
 	node20 := testenv.LookPath(t, "node")
-	// Run in this folder without naming it ("", not "."): os/exec stats a command's Dir, which
-	// the go command would record, keying the cached result on the checkout root's time.
+	// "", not ".": a Dir of the checkout's root keys the cached result on it (see layoutFiles).
 	if v := strings.TrimSpace(testenv.Run(t, "", nil, node20, "--version")); !regexp.MustCompile(`^v(20|22)\.`).MatchString(v) {
 		t.Fatalf("node on PATH is %s; the first run is a fresh CI machine's, with Node 20", v)
 	}

@@ -64,17 +64,17 @@ func TestLayout(t *testing.T) {
 // every folder its tests read, with the name, size, mode and time of each entry, and the
 // root's entries include .git, whose time every git command that writes the index changes (a
 // commit, a status that refreshes it) — each ran this package's tests again, TestFirstRun's
-// minutes with them (and the root's own time, which a file added to it or removed from it
-// changes, a first `make build` for one). The root package's own files are the ones go list
-// names; go list is a child process, whose reads the go command does not record.
+// minutes with them. Nor is the root stat: os/exec stats a command's Dir before it starts it,
+// so a test naming the root as a Dir keys the result on the root's own time, which a file
+// added to it or removed from it changes (a first `make build`). The root package's own files
+// are the ones go list names; go list is a child process, whose reads are not recorded.
 func layoutFiles(t *testing.T) []string {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Run in this folder (the module's root) without naming it: os/exec stats a command's Dir
-	// before it starts it, which the go command would record like a read.
+	// In this folder, the module's root, without naming it as the Dir.
 	out := testenv.Run(t, "", nil, testenv.LookPath(t, "go"), "list", "-e", "-f",
 		`{{.Dir}}{{range .GoFiles}}{{"\t"}}{{.}}{{end}}{{range .CgoFiles}}{{"\t"}}{{.}}{{end}}{{range .IgnoredGoFiles}}{{"\t"}}{{.}}{{end}}`, "./...")
 	var files []string

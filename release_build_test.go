@@ -28,9 +28,8 @@ func TestReleaseTargetsTypeCheck(t *testing.T) {
 	goBin := testenv.LookPath(t, "go")
 	root := testenv.RepoRoot(t)
 	tool := filepath.Join(t.TempDir(), "typecheck")
-	// -C, not the command's Dir: os/exec stats a Dir before it starts the command, and the go
-	// command keys this package's cached result on the stat of the checkout's root (its time
-	// changes whenever a file is added to or removed from it, a `make build` for one).
+	// -C, not the command's Dir: a Dir of the checkout's root keys the cached result on it (see
+	// layoutFiles).
 	build := exec.Command(goBin, "build", "-C", root, "-o", tool, "./internal/testenv/typecheck")
 	build.Env = testenv.ChildEnv(t, os.Environ())
 	if out, err := build.CombinedOutput(); err != nil {
