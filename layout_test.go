@@ -116,27 +116,13 @@ func TestLayoutLeavesTheRootUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := filepath.Join(t.TempDir(), "testlog")
-	testenv.Run(t, "", os.Environ(), os.Args[0], "-test.run=^TestLayout$", "-test.testlogfile="+log)
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := 0
-	for _, line := range strings.Split(string(data), "\n") {
-		op, path, _ := strings.Cut(line, " ")
-		if op != "open" && op != "stat" {
-			continue
-		}
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(wd, path)
-		}
-		read++
-		if path == wd || strings.HasPrefix(path, filepath.Join(wd, ".git")) {
-			t.Errorf("TestLayout read %s (%s)", path, op)
+	_, reads := testenv.ReadsOf(t, os.Environ(), "^TestLayout$")
+	for _, r := range reads {
+		if r.Path == wd || strings.HasPrefix(r.Path, filepath.Join(wd, ".git")) {
+			t.Errorf("TestLayout read %s (%s)", r.Path, r.Op)
 		}
 	}
-	if read < 100 {
-		t.Errorf("the test log holds %d reads, not TestLayout's:\n%s", read, data)
+	if len(reads) < 100 {
+		t.Errorf("the test log holds %d reads, not TestLayout's: %v", len(reads), reads)
 	}
 }

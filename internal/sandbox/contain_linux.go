@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/plaios/plaios/internal/realpath"
 )
 
 // contained: on Linux children are contained in namespaces unless the mode is Off.
@@ -128,7 +130,7 @@ func (s *Sandbox) containedCommand(c *Child, spec Spec, name, argv0 string, env 
 		is.Links = systemLinks()
 		if spec.Network {
 			// The resolver's configuration may live outside /etc (/run/systemd/resolve).
-			if p, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !strings.HasPrefix(p, "/etc/") && !underAny(p, systemPaths) {
+			if p, err := realpath.Resolve("/etc/resolv.conf"); err == nil && !strings.HasPrefix(p, "/etc/") && !underAny(p, systemPaths) {
 				is.Mounts = append(is.Mounts, initMount{Path: p, Source: p, File: true})
 			}
 		}
@@ -189,12 +191,12 @@ func (s *Sandbox) mounts(spec Spec, program string) ([]Mount, error) {
 			return fmt.Errorf("the sandbox shows only absolute paths, not %s", m.Path)
 		}
 		if m.Source == "" {
-			real, err := filepath.EvalSymlinks(m.Path)
+			real, err := realpath.Resolve(m.Path)
 			if err != nil {
 				return fmt.Errorf("the sandbox cannot show %s to the child: %w", m.Path, err)
 			}
 			m.Path = real
-		} else if real, err := filepath.EvalSymlinks(m.Source); err == nil {
+		} else if real, err := realpath.Resolve(m.Source); err == nil {
 			m.Source = real
 		}
 		if !m.Write && m.Source == "" && underAny(m.Path, systemPaths) {
@@ -251,7 +253,7 @@ func (s *Sandbox) mounts(spec Spec, program string) ([]Mount, error) {
 // installRoot is the folder holding a program's installation: for a script of a node
 // package (npm-cli.js, pnpm.cjs) the package's folder, for a binary the folder above its bin/.
 func installRoot(program string) string {
-	real, err := filepath.EvalSymlinks(program)
+	real, err := realpath.Resolve(program)
 	if err != nil {
 		return ""
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/plaios/plaios/internal/realpath"
 )
 
 // TestInitIsTheProgramThisBuildNames: every child, contained or not, starts under the init
@@ -22,7 +24,7 @@ func TestInitIsTheProgramThisBuildNames(t *testing.T) {
 		}
 		want = self
 	}
-	if real, err := filepath.EvalSymlinks(want); err == nil {
+	if real, err := realpath.Resolve(want); err == nil {
 		want = real
 	}
 	t.Logf("the init: %s", want)

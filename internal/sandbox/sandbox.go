@@ -44,6 +44,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/plaios/plaios/internal/realpath"
 )
 
 //go:embed node
@@ -704,7 +706,7 @@ func (s *Sandbox) prepare(c *Child, spec Spec) error {
 		name = abs
 	}
 	argv0 := filepath.Base(name)
-	if real, err := filepath.EvalSymlinks(name); err == nil {
+	if real, err := realpath.Resolve(name); err == nil {
 		name = real // the link (node_modules/.bin/pnpm) is not among what the child sees
 	}
 	env := spec.Env

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -63,4 +64,45 @@ func openFolders(dir string) []string {
 		return nil
 	})
 	return seen
+}
+
+// A Read is a file or folder a test opened or stat'ed, as the go command's test log records
+// it: the inputs its cached result is keyed on.
+type Read struct {
+	Op   string // "open" or "stat"
+	Path string // absolute
+}
+
+// ReadsOf runs the tests of this test binary matching run (a -test.run pattern) in a second
+// start of it, with env and the go command's test log, and returns their output and what
+// they read. It fails t when they fail. Tests use it to show that a test does not read the
+// checkout's root, whose time changes whenever a file is added there: the go command would
+// run that test's package again for every such file.
+func ReadsOf(t testing.TB, env []string, run string) (string, []Read) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "testlog")
+	out := Run(t, "", env, os.Args[0], "-test.run="+run, "-test.v", "-test.testlogfile="+log)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads []Read
+	for _, line := range strings.Split(string(data), "\n") {
+		op, path, _ := strings.Cut(line, " ")
+		if op != "open" && op != "stat" {
+			continue
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(wd, path)
+		}
+		reads = append(reads, Read{Op: op, Path: path})
+	}
+	if !strings.Contains(out, "--- PASS") {
+		t.Fatalf("no test matching %s ran:\n%s", run, out)
+	}
+	return out, reads
 }
