@@ -61,7 +61,9 @@ func plaiosBinary(t *testing.T) string {
 		// every package comes from the build cache the test run filled and only the link is
 		// new; a release build differs only by being static, which the sandbox does not need
 		// (the test binaries, dynamically linked, are its init in every other test).
-		args := []string{"build", "-o", binary.path}
+		// -C rather than a Dir: the go command would key this test binary's cached result on
+		// the time of the checkout's root, which changes whenever a file is added there.
+		args := []string{"build", "-C", testenv.RepoRoot(t), "-o", binary.path}
 		if raceEnabled {
 			args = append(args, "-race")
 		}
@@ -75,7 +77,6 @@ func plaiosBinary(t *testing.T) string {
 			args = append(args, "-ldflags=-X=github.com/plaios/plaios/internal/sandbox.initProgram="+init)
 		}
 		cmd := exec.Command("go", append(args, ".")...)
-		cmd.Dir = testenv.RepoRoot(t)
 		cmd.Env = os.Environ()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binary.err = fmt.Errorf("go build: %v\n%s", err, out)
