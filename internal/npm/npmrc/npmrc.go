@@ -37,6 +37,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/plaios/plaios/internal/realpath"
 )
 
 // DefaultRegistry is npm's default registry.
@@ -141,7 +143,10 @@ func (c *Config) globalConfigPath() string {
 	return filepath.Join(expandHome(prefix, c.getenv), "etc", "npmrc")
 }
 
-// nodePrefix is npm's default global prefix: the folder above the one holding node.
+// nodePrefix is npm's default global prefix: the folder above the one holding node, its
+// links resolved (@npmcli/config's loadGlobalPrefix takes dirname(dirname(process.execPath)),
+// which the kernel resolves). realpath.Resolve rather than filepath.EvalSymlinks: no stat of
+// the folders above it, one of which may be a checkout's root (see package realpath).
 func nodePrefix(pathList string) string {
 	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" {
@@ -149,7 +154,7 @@ func nodePrefix(pathList string) string {
 		}
 		p := filepath.Join(dir, "node")
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			if real, err := filepath.EvalSymlinks(p); err == nil {
+			if real, err := realpath.Resolve(p); err == nil {
 				p = real
 			}
 			return filepath.Dir(filepath.Dir(p))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 func envMap(m map[string]string) func(string) string {
@@ -221,5 +223,62 @@ func TestUnreadableFileIsAnErrorWithoutContent(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "secret-value") {
 		t.Fatalf("the error leaks the file's content: %v", err)
+	}
+}
+
+// TestGlobalFileBesideNode: with no prefix set, the global file is etc/npmrc above the
+// folder holding the first node on PATH, that node's links resolved, as npm takes it
+// (dirname(dirname(process.execPath))). PLAIOS_TEST_NPMRC_DIR, when set, is a folder
+// nodeBesideLayout filled (TestGlobalFileBesideNodeLeavesTheFoldersAboveUnread).
+func TestGlobalFileBesideNode(t *testing.T) {
+	dir := os.Getenv("PLAIOS_TEST_NPMRC_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+		nodeBesideLayout(t, dir)
+	}
+	path := strings.Join([]string{filepath.Join(dir, "nothing-here"), filepath.Join(dir, "usr", "bin")}, string(os.PathListSeparator))
+	c, err := Load("", envMap(map[string]string{"HOME": filepath.Join(dir, "home"), "PATH": path}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.RegistryFor("x"); got != "https://beside-the-real-node.example/" {
+		t.Errorf("RegistryFor = %q, want the registry of the global file beside the node the link reaches", got)
+	}
+}
+
+// nodeBesideLayout writes a node under opt/ with a global file beside it, and a link to it
+// in usr/bin, beside which lies another global file.
+func nodeBesideLayout(t *testing.T, dir string) {
+	t.Helper()
+	write(t, filepath.Join(dir, "opt", "node-v24", "bin", "node"), "#!/bin/sh\n")
+	write(t, filepath.Join(dir, "opt", "node-v24", "etc", "npmrc"), "registry=https://beside-the-real-node.example/\n")
+	write(t, filepath.Join(dir, "usr", "etc", "npmrc"), "registry=https://beside-the-link.example/\n")
+	if err := os.MkdirAll(filepath.Join(dir, "usr", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../opt/node-v24/bin/node", filepath.Join(dir, "usr", "bin", "node")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGlobalFileBesideNodeLeavesTheFoldersAboveUnread runs TestGlobalFileBesideNode in a
+// second start of this test binary with the go command's test log: finding the global file
+// must not stat the folders above the node (filepath.EvalSymlinks would stat each), since one
+// of them is the checkout's root when guard's tests put testdata's Node 24 first on PATH, and
+// the go command would key their cached result on its time.
+func TestGlobalFileBesideNodeLeavesTheFoldersAboveUnread(t *testing.T) {
+	testenv.SkipShort(t, "starts this test binary again")
+	dir := t.TempDir()
+	nodeBesideLayout(t, dir)
+	_, reads := testenv.ReadsOf(t, append(os.Environ(), "PLAIOS_TEST_NPMRC_DIR="+dir), "^TestGlobalFileBesideNode$")
+	sawFile := false
+	for _, r := range reads {
+		if r.Path == dir || r.Path == filepath.Join(dir, "usr") || r.Path == filepath.Join(dir, "opt") {
+			t.Errorf("finding the global file read %s (%s)", r.Path, r.Op)
+		}
+		sawFile = sawFile || r.Path == filepath.Join(dir, "opt", "node-v24", "etc", "npmrc")
+	}
+	if !sawFile {
+		t.Errorf("the test log shows no read of the global file: %v", reads)
 	}
 }
