@@ -99,6 +99,7 @@ func callText(t *testing.T, s *mcp.ClientSession, name string) (string, bool) {
 // does not start, and nothing reaches the host: it loads first without the network.
 func TestProbeServeLoad(t *testing.T) {
 	testenv.SkipShort(t, "the probes build and run plaios and node")
+	t.Parallel() // see probeGuard
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, map[string]string{
@@ -125,6 +126,7 @@ export function createExtensionPack() { return { name: 'probe', descriptors: [] 
 // host's files outside the pack.
 func TestProbeServeEnvironment(t *testing.T) {
 	testenv.SkipShort(t, "the probes build and run plaios and node")
+	t.Parallel() // see probeGuard
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, serveFiles)
@@ -165,6 +167,7 @@ func TestProbeServeEnvironment(t *testing.T) {
 // tools/list.
 func TestProbeServeRedaction(t *testing.T) {
 	testenv.SkipShort(t, "the probes build and run plaios and node")
+	t.Parallel() // see probeGuard
 	forms := map[string]string{
 		"plain":    probeSecret,
 		"base64":   base64.StdEncoding.EncodeToString([]byte(probeSecret)),
@@ -205,6 +208,7 @@ func TestProbeServeRedaction(t *testing.T) {
 // error, and the pack is started again for the next call.
 func TestProbeServeCallTimeout(t *testing.T) {
 	testenv.SkipShort(t, "the probes build and run plaios and node")
+	t.Parallel() // see probeGuard
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, serveFiles)

@@ -473,6 +473,10 @@ func (w *probeWorld) assertUnchanged(t *testing.T, before map[string]string, out
 func probeGuard(t *testing.T, files map[string]string, wantReason ...string) {
 	t.Helper()
 	testenv.SkipShort(t, "the probes build and run plaios, npm and node")
+	// Each probe is a world of its own (folders, listeners, a sandbox with its own
+	// namespaces and limits), so two run at once: most of a probe is one chain of processes
+	// (pack, install, import), which leaves the other core to the next probe.
+	t.Parallel()
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, files)
@@ -711,6 +715,7 @@ await new Promise((resolve) => setTimeout(resolve, 5000));
 // still found, on its line.
 func TestValidateBoundedMemory(t *testing.T) {
 	testenv.SkipShort(t, "builds and runs plaios")
+	t.Parallel() // see probeGuard
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
 		"package.json": `{"name":"@probe/big","version":"1.0.0","type":"module","main":"index.js","description":"d","license":"MIT"}`,
@@ -770,6 +775,7 @@ func TestValidateBoundedMemory(t *testing.T) {
 // and exit 3; guard --sandbox off still runs, saying the check is weaker.
 func TestProbeRefusedLayer(t *testing.T) {
 	testenv.SkipShort(t, "builds and runs plaios")
+	t.Parallel() // see probeGuard
 	w := newWorld(t, -1, serveFiles)
 	run := func(args ...string) (string, int) {
 		script := `echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"`
