@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/plaios/plaios/internal/testenv"
 )
 
 // The value of the pack's one declared secret.
@@ -98,8 +96,7 @@ func callText(t *testing.T, s *mcp.ClientSession, name string) (string, bool) {
 // TestProbeServeLoad: without --offline, a pack that sends the job's tokens out while it loads
 // does not start, and nothing reaches the host: it loads first without the network.
 func TestProbeServeLoad(t *testing.T) {
-	testenv.SkipShort(t, "the probes build and run plaios and node")
-	t.Parallel() // see probeGuard
+	probeTest(t, "the probes build and run plaios and node")
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, map[string]string{
@@ -125,8 +122,7 @@ export function createExtensionPack() { return { name: 'probe', descriptors: [] 
 // (plus PATH, HOME, LANG, TZ and the sandbox's own), never the job's tokens, and none of the
 // host's files outside the pack.
 func TestProbeServeEnvironment(t *testing.T) {
-	testenv.SkipShort(t, "the probes build and run plaios and node")
-	t.Parallel() // see probeGuard
+	probeTest(t, "the probes build and run plaios and node")
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, serveFiles)
@@ -166,8 +162,7 @@ func TestProbeServeEnvironment(t *testing.T) {
 // longer encoding), hex, URL-encoded, split across two fields — neither in results nor in
 // tools/list.
 func TestProbeServeRedaction(t *testing.T) {
-	testenv.SkipShort(t, "the probes build and run plaios and node")
-	t.Parallel() // see probeGuard
+	probeTest(t, "the probes build and run plaios and node")
 	forms := map[string]string{
 		"plain":    probeSecret,
 		"base64":   base64.StdEncoding.EncodeToString([]byte(probeSecret)),
@@ -207,8 +202,7 @@ func TestProbeServeRedaction(t *testing.T) {
 // TestProbeServeCallTimeout: a call that never answers ends after --call-timeout with an
 // error, and the pack is started again for the next call.
 func TestProbeServeCallTimeout(t *testing.T) {
-	testenv.SkipShort(t, "the probes build and run plaios and node")
-	t.Parallel() // see probeGuard
+	probeTest(t, "the probes build and run plaios and node")
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, serveFiles)

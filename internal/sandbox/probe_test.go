@@ -468,15 +468,21 @@ func (w *probeWorld) assertUnchanged(t *testing.T, before map[string]string, out
 	}
 }
 
+// probeTest skips a probe under -short (why says what it runs) and runs it beside the other
+// probes, two at a time: each is a world of its own (folders, listeners, a sandbox with its
+// own namespaces and limits), and most of a probe is one chain of processes (pack, install,
+// import), which leaves the other core to the next one.
+func probeTest(t *testing.T, why string) {
+	t.Helper()
+	testenv.SkipShort(t, why)
+	t.Parallel()
+}
+
 // probeGuard runs one guard probe as every user: the pack's files, and what the reason must
 // say.
 func probeGuard(t *testing.T, files map[string]string, wantReason ...string) {
 	t.Helper()
-	testenv.SkipShort(t, "the probes build and run plaios, npm and node")
-	// Each probe is a world of its own (folders, listeners, a sandbox with its own
-	// namespaces and limits), so two run at once: most of a probe is one chain of processes
-	// (pack, install, import), which leaves the other core to the next probe.
-	t.Parallel()
+	probeTest(t, "the probes build and run plaios, npm and node")
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
 			w := newWorld(t, uid, files)
@@ -714,8 +720,7 @@ await new Promise((resolve) => setTimeout(resolve, 5000));
 // real binary under 100 MiB of memory at its peak, and a token far into a large text file is
 // still found, on its line.
 func TestValidateBoundedMemory(t *testing.T) {
-	testenv.SkipShort(t, "builds and runs plaios")
-	t.Parallel() // see probeGuard
+	probeTest(t, "builds and runs plaios")
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
 		"package.json": `{"name":"@probe/big","version":"1.0.0","type":"module","main":"index.js","description":"d","license":"MIT"}`,
@@ -774,8 +779,7 @@ func TestValidateBoundedMemory(t *testing.T) {
 // namespaces, forbidden inside the user namespace plaios runs in), guard and mcp serve name it
 // and exit 3; guard --sandbox off still runs, saying the check is weaker.
 func TestProbeRefusedLayer(t *testing.T) {
-	testenv.SkipShort(t, "builds and runs plaios")
-	t.Parallel() // see probeGuard
+	probeTest(t, "builds and runs plaios")
 	w := newWorld(t, -1, serveFiles)
 	run := func(args ...string) (string, int) {
 		script := `echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"`
