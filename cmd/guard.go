@@ -38,6 +38,7 @@ type GuardOptions struct {
 	Registry    string
 	Timeout     time.Duration
 	StepTimeout time.Duration
+	Memory      string // --memory, as typed ("2GiB")
 	Jobs        int
 	Shard       string // "I/N"
 	Sandbox     string
@@ -98,6 +99,9 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 			if opts.StepTimeout <= 0 {
 				return exit.Usagef("--step-timeout %s is not valid; give a positive duration such as 10m or 30m", opts.StepTimeout)
 			}
+			if _, err := sandbox.ParseMemory(opts.Memory); err != nil {
+				return exit.Usagef("--memory %v", err)
+			}
 			if opts.Shard != "" {
 				if _, _, err := parseShard(opts.Shard); err != nil {
 					return err
@@ -120,6 +124,7 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 	fl.StringVar(&opts.Registry, "registry", "", "where dependencies install from and versions are looked up (`URL`)")
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "per package import limit")
 	fl.DurationVar(&opts.StepTimeout, "step-timeout", guard.DefaultStepTimeout, "limit on each pack (with its lifecycle scripts), install and install-script step")
+	fl.StringVar(&opts.Memory, "memory", "2GiB", "limit on each package's import, its processes together (`SIZE`: 512MiB, 4GiB)")
 	fl.IntVar(&opts.Jobs, "jobs", 0, "packages packed and loaded at once (`N`; default: number of CPUs)")
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the packages' code is contained: auto (namespaces), netns (the same) or off")
@@ -154,6 +159,10 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	if err != nil {
 		return err
 	}
+	memory, err := sandbox.ParseMemory(opts.Memory)
+	if err != nil {
+		return exit.Usagef("--memory %v", err)
+	}
 	httpc, err := opts.HTTPClient()
 	if err != nil {
 		return err
@@ -184,6 +193,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		Out:         opts.Out,
 		Timeout:     opts.Timeout,
 		StepTimeout: opts.StepTimeout,
+		Memory:      memory,
 		Registry:    cfg.Registry,
 		Sandbox:     sandbox.Mode(opts.Sandbox),
 		PackManager: cfg.PackManager,

@@ -25,12 +25,12 @@ func TestGuardFlags(t *testing.T) {
 		check func(*testing.T, *GuardOptions)
 	}{
 		{[]string{}, func(t *testing.T, o *GuardOptions) {
-			if o.All || o.Only != nil || o.Plan != "" || o.Out != "" || o.Timeout != 60*time.Second || o.StepTimeout != 10*time.Minute || o.Sandbox != "auto" || o.Format != "text" || len(o.Paths) != 0 {
+			if o.All || o.Only != nil || o.Plan != "" || o.Out != "" || o.Timeout != 60*time.Second || o.StepTimeout != 10*time.Minute || o.Memory != "2GiB" || o.Sandbox != "auto" || o.Format != "text" || len(o.Paths) != 0 {
 				t.Errorf("defaults: %+v", o)
 			}
 		}},
-		{[]string{"--all", "--out", "packs", "--timeout", "2m", "--step-timeout", "30m", "--sandbox", "off", "--format", "github", "--shard", "2/4", "a", "b"}, func(t *testing.T, o *GuardOptions) {
-			if !o.All || o.Out != "packs" || o.Timeout != 2*time.Minute || o.StepTimeout != 30*time.Minute || o.Sandbox != "off" || o.Format != "github" || o.Shard != "2/4" || strings.Join(o.Paths, " ") != "a b" {
+		{[]string{"--all", "--out", "packs", "--timeout", "2m", "--step-timeout", "30m", "--memory", "4GiB", "--sandbox", "off", "--format", "github", "--shard", "2/4", "a", "b"}, func(t *testing.T, o *GuardOptions) {
+			if !o.All || o.Out != "packs" || o.Timeout != 2*time.Minute || o.StepTimeout != 30*time.Minute || o.Memory != "4GiB" || o.Sandbox != "off" || o.Format != "github" || o.Shard != "2/4" || strings.Join(o.Paths, " ") != "a b" {
 				t.Errorf("flags: %+v", o)
 			}
 		}},
@@ -74,6 +74,8 @@ func TestGuardFlagMistakes(t *testing.T) {
 		"--shard 2":         `--shard "2" is not valid`,
 		"--timeout -1s":     `--timeout -1s is not valid`,
 		"--step-timeout 0s": `--step-timeout 0s is not valid`,
+		"--memory 2GB":      `--memory "2GB" is not a memory size; give a whole number and a unit, such as 512MiB or 4GiB`,
+		"--memory 16MiB":    `--memory "16MiB" is less than node needs to start; give at least 64MiB`,
 	} {
 		t.Run(args, func(t *testing.T) {
 			f, _, _ := guardTestFactory(t)

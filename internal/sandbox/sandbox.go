@@ -76,6 +76,9 @@ var ErrUnavailable = errors.New("the sandbox cannot be made")
 const (
 	DefaultMemory    int64 = 2 << 30 // bytes, summed over every process of the child
 	DefaultProcesses       = 256     // processes alive at once
+	// MinMemory is the least memory limit a child may be given: node alone, started, holds
+	// about 40 MiB.
+	MinMemory int64 = 64 << 20
 )
 
 // Config configures New.
@@ -324,6 +327,33 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// ParseMemory reads a memory limit as a person writes one: a whole number and a binary unit,
+// "512MiB", "2GiB", "4G" (K, M, G and T are KiB, MiB, GiB and TiB; the case does not matter).
+// A bare number is refused: bytes or mebibytes would both be a guess. So is a limit under
+// MinMemory, which no node process could keep to.
+func ParseMemory(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	units := map[string]uint{"k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30, "t": 40, "tib": 40}
+	shift, ok := units[strings.ToLower(strings.TrimSpace(t[i:]))]
+	if i == 0 || !ok {
+		return 0, fmt.Errorf("%q is not a memory size; give a whole number and a unit, such as 512MiB or 4GiB", s)
+	}
+	n := int64(0)
+	for _, c := range t[:i] {
+		if n = n*10 + int64(c-'0'); n > (1<<62)>>shift {
+			return 0, fmt.Errorf("%q is more memory than any machine has", s)
+		}
+	}
+	if n <<= shift; n < MinMemory {
+		return 0, fmt.Errorf("%q is less than node needs to start; give at least %s", s, strings.ReplaceAll(Bytes(MinMemory), " ", ""))
+	}
+	return n, nil
 }
 
 const outputTail = 64 << 10
