@@ -56,18 +56,20 @@ func lineColOf(t *testing.T, text, needle string) (int, int) {
 // TestSchemaPositions: a schema finding points at the TypeScript source line that wrote the
 // schema when the build left a source map (a .map file, or one inlined), and at the built file
 // when it left none or the source is not in the package folder — never at package.json:0:0.
-// The packs are compiled by the real tsc.
+// The packs are compiled by the real tsc, all four in one build (`tsc -b`, one tsconfig.json
+// each: 1.6 s of CPU against 5.5–6.3 s for four starts of tsc).
 func TestSchemaPositions(t *testing.T) {
 	tsc := testenv.Bin(t, "tsc")
 	dir := t.TempDir()
 	files := map[string]string{"package.json": `{"name":"positions","private":true,"workspaces":["registry/curated/*/*"]}`}
-	packs := map[string]string{ // name → tsc flags
-		"mapped": "--sourceMap",
-		"inline": "--inlineSourceMap --inlineSources",
+	packs := map[string]string{ // name → compiler options besides the common ones
+		"mapped": `"sourceMap":true`,
+		"inline": `"inlineSourceMap":true,"inlineSources":true`,
 		"plain":  "",
-		"no-src": "--sourceMap",
+		"no-src": `"sourceMap":true`,
 	}
-	for name := range packs {
+	var projects []string
+	for name, options := range packs {
 		d := "registry/curated/tools/" + name + "/"
 		files[d+"package.json"] = `{"name":"@guard-pos/agentos-ext-` + name + `","version":"1.0.0","type":"module","main":"./dist/index.js",
 "exports":{".":{"import":"./dist/index.js"},"./manifest.json":"./manifest.json"},"files":["dist","manifest.json"],
@@ -75,13 +77,19 @@ func TestSchemaPositions(t *testing.T) {
 		files[d+"manifest.json"] = `{"id":"com.guard-pos.` + name + `","name":"` + name + `","version":"1.0.0","extensions":[{"kind":"tool","id":"search"}]}`
 		files[d+"README.md"] = "# " + name + "\n\n```js\nimport pack from 'x';\n```\n"
 		files[d+"src/index.ts"] = packSource
+		if options != "" {
+			options = "," + options
+		}
+		files[d+"tsconfig.json"] = `{"compilerOptions":{"outDir":"dist","rootDir":"src","target":"es2022","module":"es2022","moduleResolution":"bundler","strict":true,"skipLibCheck":true` + options + `},"files":["src/index.ts"]}`
+		projects = append(projects, d)
 	}
 	testenv.WriteFiles(t, dir, files)
-	for name, flags := range packs {
+	testenv.Run(t, dir, nil, tsc, append([]string{"-b"}, projects...)...)
+	for name := range packs {
 		pd := filepath.Join(dir, "registry", "curated", "tools", name)
-		args := []string{"--outDir", "dist", "--rootDir", "src", "--target", "es2022", "--module", "es2022", "--moduleResolution", "bundler", "--strict", "--skipLibCheck"}
-		args = append(args, strings.Fields(flags)...)
-		testenv.Run(t, pd, nil, tsc, append(args, "src/index.ts")...)
+		if _, err := os.Stat(filepath.Join(pd, "dist", "index.js")); err != nil {
+			t.Fatalf("tsc -b built nothing for %s: %v", name, err)
+		}
 		if name == "no-src" {
 			if err := os.RemoveAll(filepath.Join(pd, "src")); err != nil {
 				t.Fatal(err)
