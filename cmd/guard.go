@@ -124,7 +124,7 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 	fl.StringVar(&opts.Registry, "registry", "", "where dependencies install from and versions are looked up (`URL`)")
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "per package import limit")
 	fl.DurationVar(&opts.StepTimeout, "step-timeout", guard.DefaultStepTimeout, "limit on each pack (with its lifecycle scripts), install and install-script step")
-	fl.StringVar(&opts.Memory, "memory", "2GiB", "limit on each package's import, its processes together (`SIZE`: 512MiB, 4GiB)")
+	fl.StringVar(&opts.Memory, "memory", "2GiB", "limit on each sandboxed step (pack with its scripts, install, import), its processes together (`SIZE`: 512MiB, 4GiB)")
 	fl.IntVar(&opts.Jobs, "jobs", 0, "packages packed and loaded at once (`N`; default: number of CPUs)")
 	fl.StringVar(&opts.Shard, "shard", "", "check a stable 1/N of the candidates (`I/N`)")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the packages' code is contained: auto (namespaces), netns (the same) or off")

@@ -48,6 +48,16 @@ func (g *run) childPath() string {
 	return p
 }
 
+// limitReason says which of the sandbox's limits ended a step ("importing it", "packing"),
+// and, for memory, the one limit a user may set, for a package that needs more.
+func limitReason(res *sandbox.Result, step string) string {
+	reason := res.LimitReason() + " while " + step
+	if res.OutOfMemory {
+		reason += " (guard's --memory sets the limit)"
+	}
+	return reason
+}
+
 // runContained runs npm or pnpm in the sandbox and returns its stdout; a failure carries the
 // tool's own error lines, shortened, or the limit it passed.
 func (g *run) runContained(ctx context.Context, step, dir, tool string, args []string, spec sandbox.Spec) ([]byte, error) {
@@ -55,6 +65,7 @@ func (g *run) runContained(ctx context.Context, step, dir, tool string, args []s
 	spec.Args = args
 	spec.Dir = dir
 	spec.Timeout = g.opts.StepTimeout
+	spec.Memory = g.opts.Memory
 	g.notef("run %s %s (in %s, sandboxed)", filepath.Base(tool), strings.Join(shortArgs(args), " "), g.rel(dir))
 	res, err := g.sb.Run(ctx, spec)
 	if err != nil {
@@ -67,7 +78,7 @@ func (g *run) runContained(ctx context.Context, step, dir, tool string, args []s
 		}
 		return nil, errors.New("interrupted")
 	case res.LimitReason() != "":
-		return []byte(res.Stdout), fmt.Errorf("%s while %s", res.LimitReason(), step)
+		return []byte(res.Stdout), errors.New(limitReason(res, step))
 	case res.TimedOut:
 		e := &stepTimeout{tool: filepath.Base(tool), step: step, after: g.opts.StepTimeout}
 		// npm's banner for a script it runs ("> name@1.0.0 prepack", "> node build.js")

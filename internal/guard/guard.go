@@ -58,8 +58,8 @@ type Options struct {
 	// StepTimeout bounds each step that runs npm or pnpm in the sandbox — a pack with its
 	// lifecycle scripts, an install, the fixtures' install scripts (default DefaultStepTimeout).
 	StepTimeout time.Duration
-	// Memory bounds what each sandboxed child may use, all its processes together (default
-	// sandbox.DefaultMemory, 2 GiB).
+	// Memory bounds what each sandboxed child may use, all its processes together: a pack with
+	// its scripts, an install, the import (default sandbox.DefaultMemory, 2 GiB).
 	Memory int64
 
 	Registry    string       // where dependencies install from, and where "already published" is read

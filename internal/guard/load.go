@@ -226,8 +226,8 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		r.fail("the check reported %d results instead of one; the package interfered with it", results)
 		return
 	}
-	if limit := res.LimitReason(); limit != "" {
-		r.fail("%s while %s", limit, describeStage(stage, r.Check))
+	if res.LimitReason() != "" {
+		r.fail("%s", limitReason(res, describeStage(stage, r.Check)))
 		return
 	}
 	if len(res.Attempts) > 0 {

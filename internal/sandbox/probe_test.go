@@ -600,6 +600,19 @@ if (!reached) process.exit(found.length ? 4 : 3);
 	}, "pack failed", "code 3", "prepack.mjs")
 }
 
+// TestProbePrepackMemory: the pack's prepack script allocates without end (a build that
+// outgrows its machine); guard's --memory holds the pack step too, and the reason says so.
+func TestProbePrepackMemory(t *testing.T) {
+	probeGuardWith(t, []string{"--memory", "256MiB"}, map[string]string{
+		"package.json": `{"name":"@probe/pack","version":"1.0.0","type":"module","main":"index.js","scripts":{"prepack":"node prepack.mjs"}}`,
+		"index.js":     "export default 1;\n",
+		"prepack.mjs": `
+const hoard = [];
+for (;;) hoard.push(Buffer.alloc(32 << 20, 1));
+`,
+	}, "used more than 256 MiB while packing (guard's --memory sets the limit)")
+}
+
 // TestProbeChildNode: the import starts a child node process that connects.
 func TestProbeChildNode(t *testing.T) {
 	probeGuard(t, map[string]string{
@@ -691,7 +704,7 @@ func TestProbeMemory(t *testing.T) {
 const hoard = [];
 for (;;) hoard.push(Buffer.alloc(64 << 20, 1));
 `,
-	}, "used more than 2 GiB while importing it")
+	}, "used more than 2 GiB while importing it (guard's --memory sets the limit)")
 }
 
 // TestProbeHeap: the import grows V8's own heap without end (arrays, not buffers). No V8
@@ -707,7 +720,7 @@ func TestProbeHeap(t *testing.T) {
 const hoard = [];
 for (let i = 0; ; i++) hoard.push(new Array(1 << 20).fill(i + 0.5));
 `,
-	}, "used more than 256 MiB while importing it")
+	}, "used more than 256 MiB while importing it (guard's --memory sets the limit)")
 }
 
 // TestProbeProcesses: the import starts processes without end.
