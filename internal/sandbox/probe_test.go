@@ -68,14 +68,17 @@ func plaiosBinary(t *testing.T) string {
 			args = append(args, "-race")
 		}
 		// Under make test its init is the test binary's (initProgram), copied next to it
-		// where every user can start it.
+		// where every user can start it. Linked as make test links the test binaries: without
+		// DWARF and the symbol table, which nothing here reads.
+		ldflags := "-s -w"
 		if initProgram != "" {
 			init := filepath.Join(dir, "plaios-sandbox-init")
 			if binary.err = copyExecutable(initProgram, init); binary.err != nil {
 				return
 			}
-			args = append(args, "-ldflags=-X=github.com/plaios/plaios/internal/sandbox.initProgram="+init)
+			ldflags += " -X=github.com/plaios/plaios/internal/sandbox.initProgram=" + init
 		}
+		args = append(args, "-ldflags="+ldflags)
 		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Env = os.Environ()
 		if out, err := cmd.CombinedOutput(); err != nil {
