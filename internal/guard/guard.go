@@ -76,6 +76,9 @@ type Options struct {
 	Fixtures map[string]workspace.Fixture
 
 	Getenv func(string) string // the environment (nil: os.Getenv)
+	// TempDir is where guard and its sandbox make their temporary folders ("": os.TempDir,
+	// from TMPDIR); both are removed when the run ends.
+	TempDir string
 	HTTP   *http.Client        // for the registry (nil: a 60 s client)
 
 	Node, NPM, PNPM string // the programs (default: looked up on PATH)
@@ -294,7 +297,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	if err := g.tools(); err != nil {
 		return nil, err
 	}
-	sb, err := sandbox.New(ctx, sandbox.Config{Mode: g.opts.Sandbox, Node: g.opts.Node})
+	sb, err := sandbox.New(ctx, sandbox.Config{Mode: g.opts.Sandbox, Node: g.opts.Node, TempDir: g.opts.TempDir})
 	if err != nil {
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			return nil, exit.Envf("guard cannot contain the packages it runs: %w; enable user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces, or a container allowed to make them), or pass --sandbox off to accept a weaker check", err)
@@ -304,7 +307,7 @@ func (g *run) run(ctx context.Context) (*Report, error) {
 	g.sb = sb
 	rep.Sandbox = sb.Describe()
 
-	tmp, err := os.MkdirTemp("", "plaios-guard-")
+	tmp, err := os.MkdirTemp(g.opts.TempDir, "plaios-guard-")
 	if err != nil {
 		return nil, exit.EnvErr(fmt.Errorf("make a temporary folder: %w", err))
 	}

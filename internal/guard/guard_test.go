@@ -50,18 +50,22 @@ func copyTree(t *testing.T, src string) string {
 	return dst
 }
 
+// baseOptions are a test's guard options: the shared registry, and a temporary folder and an
+// environment of the test's own, given as options (guard's and the sandbox's folders go into
+// TempDir, every child's environment comes from Getenv), not set for the process: so the
+// tests run side by side (t.Parallel), but for the three whose leftover check needs the
+// process to themselves (assertNoLeftovers).
 func baseOptions(t *testing.T, dir string) Options {
 	t.Helper()
 	reg := testRegistry(t)
-	testenv.SetTempDir(t) // guard's and the sandbox's folders, and the children's, go there
 	list := append(testenv.CleanEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
 	env := map[string]string{}
 	for _, kv := range list {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	testenv.SetEnv(t, list)
 	return Options{
+		TempDir:  t.TempDir(),
 		Dir:      dir,
 		Registry: reg.URL,
 		Jobs:     2,
@@ -253,7 +257,7 @@ func TestFixtures(t *testing.T) {
 	}
 
 	// Nothing is left behind: no guard folder in the temporary directory, no node process.
-	assertNoLeftovers(t)
+	assertNoLeftovers(t, opts.TempDir)
 
 	// The text output names each failure as CLI.md says.
 	var text strings.Builder
@@ -291,13 +295,14 @@ func TestFixtures(t *testing.T) {
 }
 
 // assertNoLeftovers checks what the test's own guard run left: no guard or sandbox folder in
-// the test's temporary folder (baseOptions gave it one), and no process the test started
-// still running but the shared registry.
-func assertNoLeftovers(t *testing.T) {
+// its temporary folder (baseOptions gave it one: opts.TempDir), and no process the test
+// started still running but the shared registry. The test must not be parallel: its
+// children are told from the other tests' only by running alone (parallel tests start when
+// every serial one has ended).
+func assertNoLeftovers(t *testing.T, tmp string) {
 	t.Helper()
-	tmp := os.Getenv("TMPDIR")
 	if !strings.HasPrefix(tmp, filepath.Dir(t.TempDir())) {
-		t.Fatalf("TMPDIR %s is not the test's own; call baseOptions first", tmp)
+		t.Fatalf("the temporary folder %s is not the test's own; give assertNoLeftovers baseOptions' TempDir", tmp)
 	}
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
@@ -331,6 +336,7 @@ func assertNoLeftovers(t *testing.T) {
 // validate error on the packed files fails guard is TestFixtures' manifest-broken; one guard
 // run of these packs is enough, since the rules change nothing of the install or the load.)
 func TestRealPacks(t *testing.T) {
+	t.Parallel() // see baseOptions
 	root := testenv.RepoRoot(t)
 	_, mirrored := testenv.SharedMirror(t, filepath.Join(root, "testdata", "guard", "mirror", "package-lock.json"))
 	dir := filepath.Join(t.TempDir(), "agentos-extensions")
@@ -427,6 +433,7 @@ func TestRealPacks(t *testing.T) {
 // until the one that breaks it is named; the others load from the projects their halves
 // installed into, and it takes a handful of installs, not one per package.
 func TestInstallFallback(t *testing.T) {
+	t.Parallel() // see baseOptions
 	dir := t.TempDir()
 	pkg := func(name string, deps string) string {
 		return `{"name":"@guard-fixture/` + name + `","version":"1.0.0","type":"module","main":"index.js","dependencies":{` + deps + `}}`
@@ -473,6 +480,7 @@ func TestInstallFallback(t *testing.T) {
 // TestCandidates covers the default selection against the registry, --only, --plan and
 // --shard, without packing anything twice.
 func TestCandidates(t *testing.T) {
+	t.Parallel() // see baseOptions
 	reg := testRegistry(t)
 	dir := t.TempDir()
 	files := map[string]string{"package.json": `{"name":"cands","private":true,"workspaces":["packages/*"]}`}
@@ -550,6 +558,7 @@ func TestCandidates(t *testing.T) {
 
 // TestNoSandbox: when no namespace can be made, guard stops with exit 3 and a sentence.
 func TestNoSandbox(t *testing.T) {
+	t.Parallel() // see baseOptions
 	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
 	opts := baseOptions(t, dir)
 	opts.Only = []string{"registry/curated/tools/good"}
@@ -577,6 +586,7 @@ func pnpm(t *testing.T) string {
 // TestPnpmWorkspace: a pnpm workspace packs with pnpm, which rewrites workspace: specifiers;
 // packing the same repository with npm leaves them, and guard says so.
 func TestPnpmWorkspace(t *testing.T) {
+	t.Parallel() // see baseOptions
 	bin := pnpm(t)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
@@ -638,7 +648,7 @@ func TestInterruptCleansUp(t *testing.T) {
 	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("the interrupted run took %v", d)
 	}
-	assertNoLeftovers(t)
+	assertNoLeftovers(t, opts.TempDir)
 }
 
 // TestStepTimeout: a step that never ends is stopped at --step-timeout with everything it
@@ -725,7 +735,7 @@ func TestStepTimeout(t *testing.T) {
 	if n := accepted.Load(); n < 2 {
 		t.Errorf("the silent registry was reached %d times, want one at least for each try of the install", n)
 	}
-	assertNoLeftovers(t)
+	assertNoLeftovers(t, opts.TempDir)
 }
 
 // TestPrepackBuilds: a pack whose dist/ is built by its prepack script, with a tool from
@@ -739,6 +749,7 @@ func TestStepTimeout(t *testing.T) {
 // the repository's owner when plaios is root, does not refuse it as of dubious ownership. A
 // member whose tool is installed nowhere fails with the shell's 127 explained.
 func TestPrepackBuilds(t *testing.T) {
+	t.Parallel() // see baseOptions
 	builder := func(name string) map[string]string {
 		return map[string]string{
 			"node_modules/" + name + "/package.json": `{"name":"` + name + `","version":"1.0.0","bin":{"` + name + `":"bin.js"}}`,
@@ -873,6 +884,7 @@ func prefixed(prefix string, files map[string]string) map[string]string {
 // TestInstallScripts: the joint install runs no install script; afterwards only the
 // dependencies the role map's fixtures.<dir>.installScripts names are rebuilt.
 func TestInstallScripts(t *testing.T) {
+	t.Parallel() // see baseOptions
 	reg := testRegistry(t)
 	deps := t.TempDir()
 	for _, name := range []string{"native", "other"} {
@@ -920,6 +932,7 @@ export function createExtensionPack() {
 // with "workspace:*" there installs, while one with it in dependencies does not. The real npm
 // installs both tarballs from the test registry, and guard's verdicts agree with it.
 func TestWorkspaceProtocolWithNPM(t *testing.T) {
+	t.Parallel() // see baseOptions
 	reg := testRegistry(t)
 	npm := testenv.LookPath(t, "npm")
 	dir := t.TempDir()
@@ -974,6 +987,7 @@ func TestWorkspaceProtocolWithNPM(t *testing.T) {
 // network and pass; npm is told so (--offline), so that it asks the registry, which the
 // install's sandbox cannot reach, for nothing. With the network, it is not.
 func TestOfflineInstallOfMembers(t *testing.T) {
+	t.Parallel() // see baseOptions
 	for _, c := range []struct {
 		network bool
 		want    string

@@ -18,6 +18,7 @@ import (
 // TestOpenClawManyFiles: a plugin that bundles hundreds of files (official plugins ship
 // thousands) passes; openclaw sets no limit on a plugin's file count.
 func TestOpenClawManyFiles(t *testing.T) {
+	t.Parallel() // see baseOptions
 	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
 	files := map[string]string{}
 	for i := 0; i < 600; i++ {

@@ -19,6 +19,7 @@ import (
 // workspace a JavaScript extension still loads, and a TypeScript one fails with a sentence
 // saying what to install.
 func TestPiExtensions(t *testing.T) {
+	t.Parallel() // see baseOptions
 	piBin, _, _ := testenv.Pi(t)
 	dir := t.TempDir()
 	pkg := func(name, pi string) string {

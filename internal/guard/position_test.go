@@ -59,6 +59,7 @@ func lineColOf(t *testing.T, text, needle string) (int, int) {
 // The packs are compiled by the real tsc, all four in one build (`tsc -b`, one tsconfig.json
 // each: 1.6 s of CPU against 5.5–6.3 s for four starts of tsc).
 func TestSchemaPositions(t *testing.T) {
+	t.Parallel() // see baseOptions
 	tsc := testenv.Bin(t, "tsc")
 	dir := t.TempDir()
 	files := map[string]string{"package.json": `{"name":"positions","private":true,"workspaces":["registry/curated/*/*"]}`}

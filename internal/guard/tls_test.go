@@ -24,6 +24,7 @@ import (
 // npmrc here (this machine's /usr/etc/npmrc names a cafile, which would replace node's
 // authorities), so only the variable makes it trust the proxy.
 func TestInstallTrustsTheJobsCA(t *testing.T) {
+	t.Parallel() // see baseOptions
 	reg := testRegistry(t)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{

@@ -86,6 +86,8 @@ type Config struct {
 	Mode Mode
 	// Node is the node binary hooked children run (default: node on PATH).
 	Node string
+	// TempDir is where the sandbox makes its folder (default: os.TempDir, from TMPDIR).
+	TempDir string
 }
 
 // Sandbox starts contained children. It owns a temporary folder holding the node scripts;
@@ -120,7 +122,7 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	default:
 		return nil, fmt.Errorf("unknown sandbox mode %q; use one of %s", cfg.Mode, strings.Join(Modes, ", "))
 	}
-	dir, err := os.MkdirTemp("", "plaios-sandbox-")
+	dir, err := os.MkdirTemp(cfg.TempDir, "plaios-sandbox-")
 	if err != nil {
 		return nil, fmt.Errorf("make the sandbox folder: %w", err)
 	}

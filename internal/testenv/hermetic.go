@@ -1,8 +1,6 @@
 package testenv
 
 import (
-	"os"
-	"strings"
 	"testing"
 )
 
@@ -37,50 +35,4 @@ func ChildEnv(t testing.TB, env []string) []string {
 func nodeCompileCache(t testing.TB) string {
 	t.Helper()
 	return CacheDir(t, "node-compile-cache")
-}
-
-// SetTempDir points this test process's TMPDIR (what os.TempDir and os.MkdirTemp("", …) use,
-// and what every child that inherits the environment gets) at a new folder of the test's own
-// for the rest of the test, and returns it, so that code under test that makes temporary
-// folders in-process makes them there and the test can check it leaves none behind. It uses
-// t.Setenv, so the test cannot be parallel.
-func SetTempDir(t testing.TB) string {
-	t.Helper()
-	tmp := t.TempDir()
-	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
-		t.Setenv(k, tmp)
-	}
-	if os.TempDir() != tmp {
-		t.Fatalf("TMPDIR is %s after setting it to %s", os.TempDir(), tmp)
-	}
-	return tmp
-}
-
-// SetEnv gives this test process, for the rest of the test, the environment env (KEY=VALUE,
-// the last of a key winning) by t.Setenv of the variables whose value differs from the
-// process's. Only those: t.Setenv reads a variable before it sets it, and the go command keys
-// a package's cached result on every variable its tests read, so setting a whole environment
-// would run the package again whenever any variable of the shell differs (_, OLDPWD, SHLVL,
-// MAKEFLAGS…), with nothing else changed. Like t.Setenv, the test cannot be parallel.
-func SetEnv(t testing.TB, env []string) {
-	t.Helper()
-	now := map[string]string{}
-	for _, kv := range os.Environ() { // os.Environ is not recorded; os.Getenv would be
-		k, v, _ := strings.Cut(kv, "=")
-		now[k] = v
-	}
-	want := map[string]string{}
-	var keys []string
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
-		want[k] = v
-	}
-	for _, k := range keys {
-		if cur, ok := now[k]; !ok || cur != want[k] {
-			t.Setenv(k, want[k])
-		}
-	}
 }

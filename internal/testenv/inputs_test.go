@@ -100,60 +100,6 @@ func TestChildReads(t *testing.T) {
 	}
 }
 
-// TestSetEnvKeepsTheTestCache runs the real go command twice on a module of its own, with a
-// variable the tests do not use changed between the runs (as a shell's _, OLDPWD or SHLVL
-// change): a test that gives itself an environment with SetEnv is replayed, while a control
-// that t.Setenv's the whole environment (as guard's tests once did) runs again — the change is
-// visible to the go command, so the replay is SetEnv's doing. SetEnv's values hold, the last
-// of a key winning.
-func TestSetEnvKeepsTheTestCache(t *testing.T) {
-	SkipShort(t, "runs the go command")
-	mod := cacheProbeModule(t, map[string]string{
-		"setenv/probe_test.go": `package probe
-
-import (
-	"os"
-	"testing"
-
-	"github.com/plaios/plaios/internal/testenv"
-)
-
-func TestSetEnv(t *testing.T) {
-	testenv.SetEnv(t, append(os.Environ(), "PROBE_SET=first", "PROBE_SET=last"))
-	if got := os.Getenv("PROBE_SET"); got != "last" {
-		t.Fatalf("PROBE_SET is %q after SetEnv, want last", got)
-	}
-}
-`,
-		"setall/probe_test.go": `package probe
-
-import (
-	"os"
-	"strings"
-	"testing"
-)
-
-func TestSetAll(t *testing.T) {
-	for _, kv := range append(os.Environ(), "PROBE_SET=last") {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-}
-`,
-	})
-	env := goEnv(t)
-	if out := goTestIn(t, mod, slices.Concat(env, []string{"PROBE_SHELL=1"}), "./setenv", "./setall"); !says(out, "setenv", "ok") || says(out, "setenv", "(cached)") || !says(out, "setall", "ok") {
-		t.Fatalf("first run:\n%s", out)
-	}
-	out := goTestIn(t, mod, slices.Concat(env, []string{"PROBE_SHELL=2"}), "./setenv", "./setall")
-	if !says(out, "setenv", "(cached)") {
-		t.Errorf("a test using SetEnv ran again when a variable it does not use changed:\n%s", out)
-	}
-	if !says(out, "setall", "ok") || says(out, "setall", "(cached)") {
-		t.Errorf("the control (every variable t.Setenv'd) was replayed; the go command did not see the change and this test proves nothing:\n%s", out)
-	}
-}
-
 // cacheProbeModule writes a module named github.com/plaios/plaios holding testenv's own
 // source and files, for a test that runs the real go command on it, and returns its folder.
 func cacheProbeModule(t *testing.T, files map[string]string) string {
