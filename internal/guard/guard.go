@@ -79,7 +79,7 @@ type Options struct {
 	// TempDir is where guard and its sandbox make their temporary folders ("": os.TempDir,
 	// from TMPDIR); both are removed when the run ends.
 	TempDir string
-	HTTP   *http.Client        // for the registry (nil: a 60 s client)
+	HTTP    *http.Client // for the registry (nil: a 60 s client)
 
 	Node, NPM, PNPM string // the programs (default: looked up on PATH)
 

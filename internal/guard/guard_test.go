@@ -627,16 +627,24 @@ func TestPnpmWorkspace(t *testing.T) {
 }
 
 // TestInterruptCleansUp: cancelling a run (Ctrl-C) while a package hangs kills its child and
-// leaves no temporary folder behind.
+// leaves no temporary folder behind. While the package loads, guard's and the sandbox's
+// folders are in Options.TempDir, and none is in the process's TMPDIR (pointed at a folder of
+// the test's own): the leftover checks look where guard works.
 func TestInterruptCleansUp(t *testing.T) {
 	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
 	opts := baseOptions(t, dir)
 	opts.Only = []string{"registry/curated/tools/hang"}
 	opts.Timeout = 10 * time.Minute
+	processTmp := t.TempDir()
+	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
+		t.Setenv(k, processTmp) // serial, as assertNoLeftovers needs
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	var during []string
 	opts.Progress = func(p Progress) {
 		if p.Stage == "load" && p.Done == 0 {
+			during = append(guardFolders(opts.TempDir, "TempDir"), guardFolders(processTmp, "TMPDIR")...)
 			time.AfterFunc(time.Second, cancel)
 		}
 	}
@@ -648,7 +656,28 @@ func TestInterruptCleansUp(t *testing.T) {
 	if d := time.Since(start); d > time.Minute {
 		t.Fatalf("the interrupted run took %v", d)
 	}
+	if got := strings.Join(during, " "); got != "TempDir:plaios-guard- TempDir:plaios-sandbox-" {
+		t.Errorf("while the package loaded, guard's folders were %q; want one guard and one sandbox folder, in Options.TempDir only", got)
+	}
 	assertNoLeftovers(t, opts.TempDir)
+	if left := guardFolders(processTmp, "TMPDIR"); len(left) > 0 {
+		t.Errorf("left in the process's TMPDIR: %v", left)
+	}
+}
+
+// guardFolders lists the guard and sandbox folders in dir, sorted, each as "label:prefix".
+func guardFolders(dir, label string) []string {
+	entries, _ := os.ReadDir(dir)
+	var found []string
+	for _, e := range entries {
+		for _, prefix := range []string{"plaios-guard-", "plaios-sandbox-"} {
+			if strings.HasPrefix(e.Name(), prefix) {
+				found = append(found, label+":"+prefix)
+			}
+		}
+	}
+	sort.Strings(found)
+	return found
 }
 
 // TestStepTimeout: a step that never ends is stopped at --step-timeout with everything it
