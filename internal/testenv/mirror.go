@@ -131,7 +131,10 @@ func fetchTarball(ctx context.Context, client *http.Client, cache, resolved stri
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
 		return p, doc, fmt.Errorf("%s@%s: cannot download %q", p.Name, p.Version, resolved)
 	}
-	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
+	tmp, err := tempBeside(file)
+	if err != nil {
+		return p, doc, err
+	}
 	defer os.Remove(tmp)
 	var h tarballHashes
 	err = withRetries(func() error {

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,11 +154,28 @@ func writeDoc(file string, d cachedDoc) (cachedDoc, error) {
 	if err != nil {
 		return d, err
 	}
-	tmp := file + fmt.Sprintf(".%d.tmp", os.Getpid())
+	tmp, err := tempBeside(file)
+	if err != nil {
+		return d, err
+	}
+	defer os.Remove(tmp)
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return d, err
 	}
 	return d, os.Rename(tmp, file)
+}
+
+// tempBeside makes an empty temporary file next to file, to be renamed onto it, and returns
+// its name. The name is new for every call: two tests of one test binary fill the same cache
+// at once (bridge's openclaw and Pi mirrors share packages), and a name made of the process
+// id alone let one rename, or remove, the other's file (a fresh machine's make test failed
+// with "rename …tgz.30034.tmp …tgz: no such file or directory").
+func tempBeside(file string) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	return f.Name(), f.Close()
 }
 
 // cachedDocFor finds the cached tarball of p and its document, when both are there.

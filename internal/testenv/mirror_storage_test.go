@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestMirror: a package written into Verdaccio's storage is served as a published one:
@@ -256,5 +257,63 @@ func TestTarballMustMatchTheLockfileAndItsDocument(t *testing.T) {
 	srv.Close() // now the cache alone answers
 	if again, _, err := fetchTarball(context.Background(), http.DefaultClient, cache, resolved, p); err != nil || again.Tarball != got.Tarball {
 		t.Errorf("from the cache: %+v, %v", again, err)
+	}
+}
+
+// TestTarballFetchedTwiceAtOnce: two tests of one test binary fill the same cache at once
+// (bridge's openclaw and Pi mirrors share packages). Eight fetches of one tarball into an
+// empty cache, side by side, each get it, and the cache then holds it and its document only.
+// The registry is a fake (httptest) that answers each download slowly, so that they overlap.
+func TestTarballFetchedTwiceAtOnce(t *testing.T) {
+	tgz := []byte("\x1f\x8b the same tarball, fetched by eight at once")
+	s512, s1 := sha512.Sum512(tgz), sha1.Sum(tgz)
+	p := MirroredPackage{Name: "@x/y", Version: "1.0.0", Integrity: "sha512-" + base64.StdEncoding.EncodeToString(s512[:])}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		switch req.URL.Path {
+		case "/@x/y/1.0.0":
+			fmt.Fprintf(w, `{"name":"@x/y","version":"1.0.0","dist":{"integrity":%q,"shasum":%q}}`, p.Integrity, hex.EncodeToString(s1[:]))
+		case "/@x/y/-/y-1.0.0.tgz":
+			w.Write(tgz[:4])
+			w.(http.Flusher).Flush()
+			time.Sleep(200 * time.Millisecond)
+			w.Write(tgz[4:])
+		default:
+			http.NotFound(w, req)
+		}
+	}))
+	defer srv.Close()
+	resolved := srv.URL + "/@x/y/-/y-1.0.0.tgz"
+	cache := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, _, err := fetchTarball(context.Background(), srv.Client(), cache, resolved, p)
+			if err == nil {
+				if data, rerr := os.ReadFile(got.Tarball); rerr != nil || string(data) != string(tgz) {
+					err = fmt.Errorf("kept %q (%v)", data, rerr)
+				}
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("fetch %d: %v", i, err)
+		}
+	}
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || !strings.HasSuffix(names[0], ".doc.json") || !strings.HasSuffix(names[1], ".tgz") {
+		t.Errorf("the cache holds %q, want the document and the tarball", names)
 	}
 }
