@@ -2,7 +2,7 @@
 #   make build   build ./plaios
 #   make test    install the pinned node tools (testdata/node, npm ci), vet and run every test with -race
 #                (vet with -race too: one build configuration for both; go test's own vet pass off)
-#   make test-quick  the edit loop: the same with -short, which skips the 38 slowest end-to-end
+#   make test-quick  the edit loop: the same with -short, which skips the slowest end-to-end
 #                tests (the first run, the release jobs, the sandbox probes, the oracles); CI runs make test
 #   make bench   run the benchmarks under bench/ against the tools a user would use instead
 #   make fuzz    run each fuzz target for FUZZTIME (default 30s)
