@@ -39,6 +39,7 @@ type GuardOptions struct {
 	Timeout     time.Duration
 	StepTimeout time.Duration
 	Memory      string // --memory, as typed ("2GiB")
+	memory      int64  // Memory in bytes, read once by the command's validation
 	Jobs        int
 	Shard       string // "I/N"
 	Sandbox     string
@@ -99,9 +100,11 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 			if opts.StepTimeout <= 0 {
 				return exit.Usagef("--step-timeout %s is not valid; give a positive duration such as 10m or 30m", opts.StepTimeout)
 			}
-			if _, err := sandbox.ParseMemory(opts.Memory); err != nil {
+			memory, err := sandbox.ParseMemory(opts.Memory)
+			if err != nil {
 				return exit.Usagef("--memory %v", err)
 			}
+			opts.memory = memory
 			if opts.Shard != "" {
 				if _, _, err := parseShard(opts.Shard); err != nil {
 					return err
@@ -159,10 +162,6 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 	if err != nil {
 		return err
 	}
-	memory, err := sandbox.ParseMemory(opts.Memory)
-	if err != nil {
-		return exit.Usagef("--memory %v", err)
-	}
 	httpc, err := opts.HTTPClient()
 	if err != nil {
 		return err
@@ -193,7 +192,7 @@ func guardRun(ctx context.Context, opts *GuardOptions) error {
 		Out:         opts.Out,
 		Timeout:     opts.Timeout,
 		StepTimeout: opts.StepTimeout,
-		Memory:      memory,
+		Memory:      opts.memory,
 		Registry:    cfg.Registry,
 		Sandbox:     sandbox.Mode(opts.Sandbox),
 		PackManager: cfg.PackManager,

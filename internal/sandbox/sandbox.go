@@ -41,6 +41,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -346,11 +347,9 @@ func ParseMemory(s string) (int64, error) {
 	if i == 0 || !ok {
 		return 0, fmt.Errorf("%q is not a memory size; give a whole number and a unit, such as 512MiB or 4GiB", s)
 	}
-	n := int64(0)
-	for _, c := range t[:i] {
-		if n = n*10 + int64(c-'0'); n > (1<<62)>>shift {
-			return 0, fmt.Errorf("%q is more memory than any machine has", s)
-		}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil || n > (1<<62)>>shift {
+		return 0, fmt.Errorf("%q is more memory than any machine has", s)
 	}
 	if n <<= shift; n < MinMemory {
 		return 0, fmt.Errorf("%q is less than node needs to start; give at least %s", s, strings.ReplaceAll(Bytes(MinMemory), " ", ""))
