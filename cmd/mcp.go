@@ -32,6 +32,8 @@ type MCPServeOptions struct {
 	Timeout     time.Duration
 	CallTimeout time.Duration
 	Sandbox     string
+	Memory      string // --memory, as typed ("2GiB")
+	memory      int64  // Memory in bytes, read once by the command's validation
 	List        bool
 	Runtime     string // --runtime
 }
@@ -66,7 +68,8 @@ of the host, with only the variables its declared secrets and configuration name
 loads without any network (a pack that reaches for it while loading does not start), then in
 the child that runs the calls, which gets the network once loaded, since tools such as web
 search need it; --offline keeps it without. A call that has not answered after --call-timeout
-ends with an error, and the pack is started again. Before a tool
+ends with an error, and the pack is started again; so does one that takes the pack past
+--memory (2 GiB by default, for all the child's processes together). Before a tool
 runs, its arguments are checked against its input schema the way the AgentOS executor does
 it: types coerced, defaults filled in, formats checked; its output is checked against its
 output schema on the way back. A failing tool answers with isError and its own message; a
@@ -104,6 +107,11 @@ runtime) forces one.`,
 			if err := oneOf("sandbox", opts.Sandbox, string(sandbox.Auto), string(sandbox.Off)); err != nil {
 				return err
 			}
+			memory, err := sandbox.ParseMemory(opts.Memory)
+			if err != nil {
+				return exit.Usagef("--memory %v", err)
+			}
+			opts.memory = memory
 			if _, err := parseRuntimeFlag(opts.Runtime); err != nil {
 				return err
 			}
@@ -119,6 +127,7 @@ runtime) forces one.`,
 	fl.DurationVar(&opts.Timeout, "timeout", 60*time.Second, "limit for loading the pack")
 	fl.DurationVar(&opts.CallTimeout, "call-timeout", 60*time.Second, "limit for one tool call: a call that runs longer gets an error and the pack's child is started again")
 	fl.StringVar(&opts.Sandbox, "sandbox", string(sandbox.Auto), "how the pack's code is contained: auto (namespaces) or off")
+	fl.StringVar(&opts.Memory, "memory", "2GiB", "limit on the pack's node process while it loads and runs tools, its processes together (`SIZE`: 512MiB, 4GiB)")
 	fl.BoolVar(&opts.List, "list", false, "print the tools it would serve and exit")
 	addRuntimeFlag(c, &opts.Runtime, "load the pack")
 	return c
@@ -137,7 +146,7 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 		return err
 	}
 	serve := bridge.Serve{Target: t, Secrets: opts.Secrets, Offline: opts.Offline, Timeout: opts.Timeout, CallTimeout: opts.CallTimeout,
-		Sandbox: sandbox.Mode(opts.Sandbox), Getenv: opts.Getenv}
+		Sandbox: sandbox.Mode(opts.Sandbox), Memory: opts.memory, Getenv: opts.Getenv}
 	if opts.IO.Verbose {
 		serve.Log = opts.IO.ErrOut
 	}

@@ -17,12 +17,12 @@ func TestMCPServeFlags(t *testing.T) {
 		check func(*testing.T, *MCPServeOptions)
 	}{
 		{[]string{}, func(t *testing.T, o *MCPServeOptions) {
-			if o.Path != "." || o.Offline || o.List || o.Timeout != 60*time.Second || o.CallTimeout != 60*time.Second || o.Sandbox != "auto" || len(o.Secrets) != 0 {
+			if o.Path != "." || o.Offline || o.List || o.Timeout != 60*time.Second || o.CallTimeout != 60*time.Second || o.Sandbox != "auto" || len(o.Secrets) != 0 || o.Memory != "2GiB" || o.memory != 2<<30 {
 				t.Errorf("defaults: %+v", o)
 			}
 		}},
-		{[]string{"packs/weather", "--offline", "--list", "--timeout", "90s", "--secret", "serper.apiKey=SERPER_KEY", "--secret", "b=B_2"}, func(t *testing.T, o *MCPServeOptions) {
-			if o.Path != "packs/weather" || !o.Offline || !o.List || o.Timeout != 90*time.Second || strings.Join(o.Secrets, " ") != "serper.apiKey=SERPER_KEY b=B_2" {
+		{[]string{"packs/weather", "--offline", "--list", "--timeout", "90s", "--secret", "serper.apiKey=SERPER_KEY", "--secret", "b=B_2", "--memory", "512MiB"}, func(t *testing.T, o *MCPServeOptions) {
+			if o.Path != "packs/weather" || !o.Offline || !o.List || o.Timeout != 90*time.Second || strings.Join(o.Secrets, " ") != "serper.apiKey=SERPER_KEY b=B_2" || o.memory != 512<<20 {
 				t.Errorf("flags: %+v", o)
 			}
 		}},
@@ -54,6 +54,8 @@ func TestMCPServeRefusals(t *testing.T) {
 		{[]string{"--timeout", "0s"}, "--timeout 0s is not valid"},
 		{[]string{"--call-timeout", "-1s"}, "--call-timeout -1s is not valid"},
 		{[]string{"--sandbox", "netns"}, "--sandbox"},
+		{[]string{"--memory", "2GB"}, `--memory "2GB" is not a memory size; give a whole number and a unit, such as 512MiB or 4GiB`},
+		{[]string{"--memory", "16MiB"}, `--memory "16MiB" is less than node needs to start; give at least 64MiB`},
 		{[]string{"a", "b"}, "accepts at most 1 arg"},
 	}
 	for _, c := range cases {

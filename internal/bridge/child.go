@@ -54,6 +54,11 @@ type Loader struct {
 	Offline bool
 	// Timeout bounds loading (default 60s).
 	Timeout time.Duration
+	// Memory bounds each child's resident memory, all its processes together, while it loads
+	// and while it runs tools (0: sandbox.DefaultMemory). MemoryFlag, when set, names the flag
+	// that sets it ("mcp serve's --memory"), and a child ended by the limit says so.
+	Memory     int64
+	MemoryFlag string
 	// Log, when set, receives what the children print on stderr (verbose).
 	Log io.Writer
 	// OnSecret is told the name of every environment variable a getSecret call read.
@@ -400,8 +405,12 @@ type Child struct {
 	netMu   sync.Mutex
 	tried   []sandbox.Attempt
 	secret  func(string)
-	exited  chan struct{} // closed once the child's init has ended and status is set
+	waited  chan struct{} // closed once status is set: the child's processes have ended
+	exited  chan struct{} // closed once the child's init has ended and its events are read
 	status  sandbox.ExitStatus
+
+	memory     int64  // the limit on its memory, bytes
+	memoryFlag string // what sets it, for a person ("mcp serve's --memory"), or ""
 }
 
 // Reply is what a tool call gave back.
@@ -452,6 +461,7 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 		return nil, nil, err
 	}
 	sc, err := l.sb.Command(sandbox.Spec{
+		Memory:     l.Memory,
 		Hooks:      true,
 		Args:       []string{serveFile},
 		Dir:        l.project,
@@ -468,7 +478,11 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 		return nil, nil, err
 	}
 	c := &Child{sc: sc, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log, redact: l.Redact}, pending: map[uint64]chan *Reply{},
-		done: make(chan struct{}), exited: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret}
+		done: make(chan struct{}), waited: make(chan struct{}), exited: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret,
+		memory: l.Memory, memoryFlag: l.MemoryFlag}
+	if c.memory <= 0 {
+		c.memory = sandbox.DefaultMemory
+	}
 	sc.Cmd.Stdin = nil
 	sc.Cmd.Stdout = c.out
 	sc.Cmd.Stderr = c.out
@@ -482,6 +496,7 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 	go c.read(sc.Events)
 	go func() {
 		c.status = sc.Wait()
+		close(c.waited)
 		sc.EndEvents(c.done)
 		sc.Close()
 		close(c.exited)
@@ -538,22 +553,40 @@ func (l *Loader) offlineInput() []byte {
 	return data
 }
 
-// endReason says why a child ended: a limit it passed, else what it printed last.
+// endReason says why a child ended while loading: a limit it passed, else what it printed
+// last.
 func (c *Child) endReason(prefix string) string {
-	select {
-	case <-c.exited:
-	case <-time.After(5 * time.Second):
-	}
-	if c.sc != nil {
-		st := c.status
-		switch {
-		case st.Memory:
-			return fmt.Sprintf("used more than %s while loading", sandbox.Bytes(sandbox.DefaultMemory))
-		case st.Processes:
-			return fmt.Sprintf("started more than %d processes while loading", sandbox.DefaultProcesses)
+	if limit, flag := c.limitPassed(5 * time.Second); limit != "" {
+		if flag != "" {
+			return limit + " while loading (" + flag + ")"
 		}
+		return limit + " while loading"
 	}
 	return prefix + ": " + lastLines(c.out.String())
+}
+
+// limitPassed waits up to wait for the child's exit status and says which of the sandbox's
+// limits ended it ("used more than 2 GiB"), with, for memory, what sets that limit ("mcp
+// serve's --memory sets the limit"); "" when none did or the status did not come.
+func (c *Child) limitPassed(wait time.Duration) (limit, flag string) {
+	if c.sc == nil {
+		return "", ""
+	}
+	select {
+	case <-c.waited:
+	case <-time.After(wait):
+		return "", ""
+	}
+	switch {
+	case c.status.Memory:
+		if c.memoryFlag != "" {
+			flag = c.memoryFlag + " sets the limit"
+		}
+		return "used more than " + sandbox.Bytes(c.memory), flag
+	case c.status.Processes:
+		return fmt.Sprintf("started more than %d processes", sandbox.DefaultProcesses), ""
+	}
+	return "", ""
 }
 
 func (c *Child) attempts() []sandbox.Attempt {
@@ -627,8 +660,15 @@ func (c *Child) read(r *os.File) {
 			crash = ev.Message
 		}
 	})
+	// The events end when the child's processes have; its status, which says whether one of
+	// the sandbox's limits ended it, follows as soon as the init has reaped them.
 	reason := "it printed nothing"
-	if crash != "" {
+	if limit, flag := c.limitPassed(2 * time.Second); limit != "" {
+		reason = limit
+		if flag != "" {
+			reason += "; " + flag
+		}
+	} else if crash != "" {
 		reason = "uncaught " + crash
 	} else if s := lastLines(c.out.String()); s != "" {
 		reason = s

@@ -20,6 +20,9 @@ type Serve struct {
 	Timeout, CallTimeout time.Duration
 	// Sandbox is how the children are contained.
 	Sandbox sandbox.Mode
+	// Memory bounds a child's memory, its processes together, while the pack loads and while
+	// it runs tools (0: sandbox.DefaultMemory); --memory sets it.
+	Memory int64
 	// Getenv reads the environment the secrets and configuration come from.
 	Getenv func(string) string
 	// Log, when set, receives what the children print (verbose).
@@ -50,7 +53,8 @@ func (s Serve) Start(ctx context.Context) (*Session, error) {
 	if s.Opened != nil {
 		s.Opened(p)
 	}
-	l, err := NewLoader(ctx, &Loader{Pack: p, SecretEnv: secrets, Offline: s.Offline, Timeout: s.Timeout, Log: s.Log, Getenv: s.Getenv, Sandbox: s.Sandbox})
+	l, err := NewLoader(ctx, &Loader{Pack: p, SecretEnv: secrets, Offline: s.Offline, Timeout: s.Timeout, Log: s.Log, Getenv: s.Getenv, Sandbox: s.Sandbox,
+		Memory: s.Memory, MemoryFlag: "mcp serve's --memory"})
 	if err != nil {
 		return nil, loadFailure(err)
 	}

@@ -26,7 +26,7 @@ const probeSecret = "sk-probe-4f9a1c2e7b3d5a6c8e0f"
 var serveFiles = map[string]string{
 	"package.json": `{"name":"@framers/agentos-ext-probe","version":"1.0.0","type":"module","main":"index.js","license":"Apache-2.0","publishConfig":{"access":"public"}}`,
 	"manifest.json": `{"id":"com.framers.ext.probe","name":"probe","version":"1.0.0",
-  "extensions":[{"kind":"tool","id":"env_dump","entry":"./index.js"},{"kind":"tool","id":"leak","entry":"./index.js"},{"kind":"tool","id":"hang","entry":"./index.js"},{"kind":"tool","id":"ping","entry":"./index.js"}],
+  "extensions":[{"kind":"tool","id":"env_dump","entry":"./index.js"},{"kind":"tool","id":"leak","entry":"./index.js"},{"kind":"tool","id":"hang","entry":"./index.js"},{"kind":"tool","id":"ping","entry":"./index.js"},{"kind":"tool","id":"hoard","entry":"./index.js"}],
   "requiredSecrets":[{"id":"probe.apiKey","envVar":"PROBE_API_KEY"}]}`,
 	"index.js": `
 import fs from 'node:fs';
@@ -45,6 +45,10 @@ export function createExtensionPack(context) {
       first: secret.slice(0, 11), second: secret.slice(11) } })),
     tool('hang', 'never answers', () => new Promise(() => {})),
     tool('ping', 'answers', async () => ({ success: true, output: 'pong' })),
+    tool('hoard', 'allocates without end', async () => {
+      const hoard = [];
+      for (;;) { hoard.push(Buffer.alloc(16 << 20, 1)); await new Promise((r) => setImmediate(r)); }
+    }),
   ] };
 }
 export default createExtensionPack;
@@ -194,6 +198,41 @@ func TestProbeServeRedaction(t *testing.T) {
 			}
 			if !strings.Contains(text, "[redacted]") {
 				t.Errorf("nothing was redacted: %s", text)
+			}
+		})
+	}
+}
+
+// TestProbeServeMemory: a tool that allocates without end is ended at mcp serve's --memory
+// (256MiB here; the default is guard's 2 GiB, TestProbeMemory), the call answers with an error
+// that names the limit and the flag, and the pack is started again for the next call.
+func TestProbeServeMemory(t *testing.T) {
+	probeTest(t, "the probes build and run plaios and node")
+	for _, uid := range users() {
+		t.Run(userName(uid), func(t *testing.T) {
+			w := newWorld(t, uid, serveFiles)
+			s := w.serve(t, []string{"PROBE_API_KEY=" + probeSecret}, "--memory", "256MiB")
+			text, isErr := callText(t, s, "hoard")
+			want := "tool 'hoard' failed: the tools' node process exited while the tool ran (used more than 256 MiB; mcp serve's --memory sets the limit); plaios starts the pack again for the next call"
+			if !isErr || text != want {
+				t.Errorf("hoard: error %v, %q\nwant %q", isErr, text, want)
+			}
+			if text, isErr := callText(t, s, "ping"); isErr || !strings.Contains(text, "pong") {
+				t.Errorf("after a restart: error %v, %q", isErr, text)
+			}
+
+			// A pack that allocates without end while it loads does not start, for the same reason.
+			w = newWorld(t, uid, map[string]string{
+				"package.json":  serveFiles["package.json"],
+				"manifest.json": serveFiles["manifest.json"],
+				"index.js": `
+const hoard = [];
+for (;;) hoard.push(Buffer.alloc(16 << 20, 1));
+`,
+			})
+			_, stderr, code := w.run(t, "", "mcp", "serve", "packages/probe", "--list", "--memory", "256MiB")
+			if want := "the pack did not load: used more than 256 MiB while loading (mcp serve's --memory sets the limit)"; code != 1 || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, want 1 with %q; stderr:\n%s", code, want, stderr)
 			}
 		})
 	}
