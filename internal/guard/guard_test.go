@@ -53,8 +53,8 @@ func copyTree(t *testing.T, src string) string {
 // baseOptions are a test's guard options: the shared registry, and a temporary folder and an
 // environment of the test's own, given as options (guard's and the sandbox's folders go into
 // TempDir, every child's environment comes from Getenv), not set for the process: so the
-// tests run side by side (t.Parallel), but for the three whose leftover check needs the
-// process to themselves (assertNoLeftovers).
+// tests run side by side (t.Parallel), but for TestInterruptCleansUp, which points the
+// process's own TMPDIR elsewhere.
 func baseOptions(t *testing.T, dir string) Options {
 	t.Helper()
 	reg := testRegistry(t)
@@ -86,6 +86,7 @@ func byDir(rep *Report) map[string]*Result {
 // TestFixtures guards every fixture pack of testdata/guard/fixtures in one run (one joint
 // install), then checks each outcome.
 func TestFixtures(t *testing.T) {
+	t.Parallel() // see baseOptions
 	dir := copyTree(t, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "fixtures"))
 	out := filepath.Join(t.TempDir(), "packs")
 	opts := baseOptions(t, dir)
@@ -296,12 +297,16 @@ func TestFixtures(t *testing.T) {
 
 // assertNoLeftovers checks what the test's own guard run left: no guard or sandbox folder in
 // its temporary folder (baseOptions gave it one: opts.TempDir), and no process the test
-// started still running but the shared registry. The test must not be parallel: its
-// children are told from the other tests' only by running alone (parallel tests start when
-// every serial one has ended).
+// started still running. The test's processes are the test process's children (every orphan
+// comes back to it: TestMain's subreaper) that name the test's own folders, where its
+// repository, guard's folders and the sandbox's are (testenv.ChildrenNaming): a sandbox's
+// init names its root and the step's folder there, and a process guard starts outside a
+// sandbox runs in the repository; so the test may run beside others, whose processes name
+// theirs.
 func assertNoLeftovers(t *testing.T, tmp string) {
 	t.Helper()
-	if !strings.HasPrefix(tmp, filepath.Dir(t.TempDir())) {
+	root := filepath.Dir(t.TempDir())
+	if !strings.HasPrefix(tmp, root+string(filepath.Separator)) {
 		t.Fatalf("the temporary folder %s is not the test's own; give assertNoLeftovers baseOptions' TempDir", tmp)
 	}
 	left, err := guardFolders(tmp)
@@ -311,14 +316,12 @@ func assertNoLeftovers(t *testing.T, tmp string) {
 	for _, name := range left {
 		t.Errorf("left behind in the temporary folder: %s", name)
 	}
-	pids, err := testenv.LiveChildren()
+	pids, err := testenv.ChildrenNaming(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range pids {
-		if pid != testRegistry(t).PID() {
-			t.Errorf("a process the test started is still running: %d %s", pid, testenv.ProcessCommand(pid))
-		}
+		t.Errorf("a process the test started is still running: %d %s", pid, testenv.ProcessCommand(pid))
 	}
 }
 
@@ -635,7 +638,7 @@ func TestInterruptCleansUp(t *testing.T) {
 	opts.Timeout = 10 * time.Minute
 	processTmp := t.TempDir()
 	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
-		t.Setenv(k, processTmp) // serial, as assertNoLeftovers needs
+		t.Setenv(k, processTmp) // so the test is not parallel
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -682,6 +685,7 @@ func guardFolders(dir string) ([]string, error) {
 // connection and never answers (npm's own fetch timeout is five minutes, with retries): the
 // install, which runs no package code and which npm can stall at random, is tried twice.
 func TestStepTimeout(t *testing.T) {
+	t.Parallel() // see baseOptions
 	var accepted atomic.Int32
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -56,6 +56,44 @@ func LiveChildren() ([]int, error) {
 	return live, nil
 }
 
+// ChildrenNaming returns the live children (LiveChildren) whose working folder, command line
+// or environment names dir or a path under it: the processes a test started with a folder of
+// its own (its t.TempDir's parent), told from those of the tests running beside it, whose
+// folders are their own. A child whose entries cannot be read any more has ended and is left
+// out.
+func ChildrenNaming(dir string) ([]int, error) {
+	live, err := LiveChildren()
+	if err != nil {
+		return nil, err
+	}
+	dir = filepath.Clean(dir)
+	// dir itself, or followed by what ends or continues a path in those entries: a separator,
+	// the NUL between arguments and variables, a PATH list's colon, a JSON string's quote.
+	names := func(s string) bool {
+		for rest := s; ; {
+			i := strings.Index(rest, dir)
+			if i < 0 {
+				return false
+			}
+			end := i + len(dir)
+			if end == len(rest) || strings.IndexByte("/\x00:\"", rest[end]) >= 0 {
+				return true
+			}
+			rest = rest[i+1:]
+		}
+	}
+	var mine []int
+	for _, pid := range live {
+		cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		environ, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if names(cwd) || names(string(cmdline)) || names(string(environ)) {
+			mine = append(mine, pid)
+		}
+	}
+	return mine, nil
+}
+
 // running reports whether a child has not exited (its state is not Z, zombie, or X, dead).
 func running(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

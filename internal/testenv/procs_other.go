@@ -13,6 +13,9 @@ func BecomeSubreaper() error { return errors.ErrUnsupported }
 // LiveChildren lists the test process's running children; only Linux exposes them.
 func LiveChildren() ([]int, error) { return nil, errors.ErrUnsupported }
 
+// ChildrenNaming lists the running children that name a folder; only Linux exposes them.
+func ChildrenNaming(dir string) ([]int, error) { return nil, errors.ErrUnsupported }
+
 // ProcessCommand returns a child's command line; only Linux exposes it.
 func ProcessCommand(pid int) string { return "" }
 
