@@ -100,9 +100,9 @@ install scripts guard runs (npm rebuild) after installing without them.`,
 			if opts.StepTimeout <= 0 {
 				return exit.Usagef("--step-timeout %s is not valid; give a positive duration such as 10m or 30m", opts.StepTimeout)
 			}
-			memory, err := sandbox.ParseMemory(opts.Memory)
+			memory, err := memoryFlag(opts.Memory)
 			if err != nil {
-				return exit.Usagef("--memory %v", err)
+				return err
 			}
 			opts.memory = memory
 			if opts.Shard != "" {

@@ -107,9 +107,9 @@ runtime) forces one.`,
 			if err := oneOf("sandbox", opts.Sandbox, string(sandbox.Auto), string(sandbox.Off)); err != nil {
 				return err
 			}
-			memory, err := sandbox.ParseMemory(opts.Memory)
+			memory, err := memoryFlag(opts.Memory)
 			if err != nil {
-				return exit.Usagef("--memory %v", err)
+				return err
 			}
 			opts.memory = memory
 			if _, err := parseRuntimeFlag(opts.Runtime); err != nil {

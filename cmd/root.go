@@ -20,6 +20,7 @@ import (
 
 	"github.com/plaios/plaios/internal/config"
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/sandbox"
 )
 
 // Version is set at build time by goreleaser (-ldflags "-X github.com/plaios/plaios/cmd.Version=…").
@@ -340,6 +341,15 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// memoryFlag reads a --memory flag (sandbox.ParseMemory): a bad size is a usage error.
+func memoryFlag(value string) (int64, error) {
+	n, err := sandbox.ParseMemory(value)
+	if err != nil {
+		return 0, exit.Usagef("--memory %v", err)
+	}
+	return n, nil
 }
 
 // oneOf checks that a flag's value is one of the choices.

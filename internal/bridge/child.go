@@ -409,8 +409,7 @@ type Child struct {
 	exited  chan struct{} // closed once the child's init has ended and its events are read
 	status  sandbox.ExitStatus
 
-	memory     int64  // the limit on its memory, bytes
-	memoryFlag string // what sets it, for a person ("mcp serve's --memory"), or ""
+	memoryFlag string // what sets its memory limit, for a person ("mcp serve's --memory"), or ""
 }
 
 // Reply is what a tool call gave back.
@@ -479,10 +478,7 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 	}
 	c := &Child{sc: sc, req: reqW, out: &tailBuffer{max: 64 << 10, log: l.Log, redact: l.Redact}, pending: map[uint64]chan *Reply{},
 		done: make(chan struct{}), waited: make(chan struct{}), exited: make(chan struct{}), loaded: make(chan *guard.HarnessResult, 1), secret: l.OnSecret,
-		memory: l.Memory, memoryFlag: l.MemoryFlag}
-	if c.memory <= 0 {
-		c.memory = sandbox.DefaultMemory
-	}
+		memoryFlag: l.MemoryFlag}
 	sc.Cmd.Stdin = nil
 	sc.Cmd.Stdout = c.out
 	sc.Cmd.Stderr = c.out
@@ -577,16 +573,11 @@ func (c *Child) limitPassed(wait time.Duration) (limit, flag string) {
 	case <-time.After(wait):
 		return "", ""
 	}
-	switch {
-	case c.status.Memory:
-		if c.memoryFlag != "" {
-			flag = c.memoryFlag + " sets the limit"
-		}
-		return "used more than " + sandbox.Bytes(c.memory), flag
-	case c.status.Processes:
-		return fmt.Sprintf("started more than %d processes", sandbox.DefaultProcesses), ""
+	limit = c.sc.LimitReason(c.status)
+	if c.status.Memory && c.memoryFlag != "" {
+		flag = c.memoryFlag + " sets the limit"
 	}
-	return "", ""
+	return limit, flag
 }
 
 func (c *Child) attempts() []sandbox.Attempt {

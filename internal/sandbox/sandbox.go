@@ -508,6 +508,13 @@ func (s *Sandbox) Command(spec Spec) (*Child, error) {
 	return c, nil
 }
 
+// LimitReason says which of the sandbox's limits ended the child whose status st is, in
+// Result.LimitReason's words with this child's limits; "" when none did.
+func (c *Child) LimitReason(st ExitStatus) string {
+	r := Result{OutOfMemory: st.Memory, TooManyProcesses: st.Processes, MemoryLimit: c.memory, ProcessLimit: c.processes}
+	return r.LimitReason()
+}
+
 // Start starts the child and closes the parent's copies of what the child holds.
 func (c *Child) Start() error {
 	name := filepath.Base(c.Cmd.Path)
