@@ -445,13 +445,15 @@ func runSecretShipped(p *Pass) {
 	if err != nil {
 		return
 	}
+	// Streamed through one window: a shipped file of any size, and any number of them, cost a
+	// bounded amount of memory.
+	var scanner secretscan.Scanner
 	for _, f := range list.Files() {
 		file, err := p.WS.FS.Open(p.Pack.File(f))
 		if err != nil {
 			continue
 		}
-		// Streamed: a shipped file of any size costs a bounded amount of memory.
-		reason, found, err := secretscan.ScanReader(f, file)
+		reason, found, err := scanner.ScanReader(f, file)
 		file.Close()
 		if err == nil && found {
 			p.Report(p.Pack.File(f), 1, 1, fmt.Sprintf("%s would be published: it looks like %s", f, reason), "leave it out of the package (\"files\" or .npmignore) and rotate the secret")

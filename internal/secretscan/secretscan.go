@@ -77,9 +77,24 @@ const (
 
 // ScanReader is Scan for a file read as a stream: a text file is searched whole, a window at
 // a time, and a binary one only within its first MaxScan bytes, so that memory stays bounded
-// whatever the file's size.
+// whatever the file's size. To scan many files, use one Scanner for all of them.
 func ScanReader(name string, r io.Reader) (reason string, found bool, err error) {
-	buf := make([]byte, window+overlap)
+	return new(Scanner).ScanReader(name, r)
+}
+
+// Scanner scans files one after another with one window, allocated once: a pack that ships
+// thousands of files (a bundled node_modules) otherwise allocates a megabyte for each, and
+// spends most of its time collecting them. It is not for use by two goroutines at once.
+type Scanner struct {
+	buf []byte
+}
+
+// ScanReader is the package's ScanReader, with the Scanner's window.
+func (s *Scanner) ScanReader(name string, r io.Reader) (reason string, found bool, err error) {
+	if s.buf == nil {
+		s.buf = make([]byte, window+overlap)
+	}
+	buf := s.buf
 	n, err := io.ReadFull(r, buf[:min(window, MaxScan)])
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return "", false, err
