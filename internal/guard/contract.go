@@ -25,7 +25,7 @@ func (g *run) contract(r *Result, hr *harnessResult, installedDir string, entrie
 	g.toolSchemas(r, hr.Tools, newLocator(installedDir), entries)
 	switch r.Check {
 	case checkOpenClaw:
-		g.openClawDrift(r, hr.Registered)
+		g.openClawDrift(r, hr.Registered, len(hr.ToolPlugin) > 0)
 	case checkAgentOS:
 		g.undeclaredDescriptors(r)
 	}
@@ -147,14 +147,23 @@ func (g *run) sourcePosition(r *Result, loc *locator, p position) (string, int, 
 	return path.Join(r.Dir, p.file), p.line, p.col
 }
 
-// openClawDrift compares the tools the entry registered with contracts.tools.
-func (g *run) openClawDrift(r *Result, registered []string) {
+// openClawDrift compares the tools the entry registered with contracts.tools. A tool it
+// registers that the manifest does not declare, openclaw drops (loader-runtime-load-*.mjs,
+// registerTool: "plugin must declare contracts.tools for: …"). A declared tool it does not
+// register is drift only for a defineToolPlugin entry (toolPlugin), whose tools are fixed and
+// which `openclaw plugins build --check` compares with the manifest; a register(api) entry may
+// register a tool only under a configuration guard's inert one does not give (@openclaw/codex's
+// supervision tools), and openclaw loads it either way.
+func (g *run) openClawDrift(r *Result, registered []string, toolPlugin bool) {
 	m := r.packed.openclaw
 	if m == nil {
 		return
 	}
 	declared := m.Tools
 	extra, missing := difference(registered, declared)
+	if !toolPlugin {
+		missing = nil
+	}
 	if len(extra) == 0 && len(missing) == 0 {
 		return
 	}

@@ -4,9 +4,12 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -132,4 +135,205 @@ func mustParse(t *testing.T, s string) *jsonpos.Value {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// openClawTool is the source of a tool named name, as a plugin registers it.
+func openClawTool(name string) string {
+	return fmt.Sprintf("{ name: '%s', label: '%s', description: 'The %s tool.', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [] }) }", name, name, name)
+}
+
+// openClawPlugin is the files of a plugin package whose built entry is js.
+func openClawPlugin(name, id string, tools []string, js string) map[string]string {
+	dir := "packages/" + id + "/"
+	quoted, _ := json.Marshal(tools)
+	return map[string]string{
+		dir + "package.json": `{"name":"` + name + `","version":"0.1.0","type":"module","files":["dist","openclaw.plugin.json"],"license":"MIT",` +
+			`"peerDependencies":{"openclaw":">=2026.5.17"},"openclaw":{"extensions":["./dist/index.js"]}}`,
+		dir + "openclaw.plugin.json": `{"id":"` + id + `","name":"` + id + `","description":"guard: ` + id + `","version":"0.1.0",` +
+			`"configSchema":{"type":"object","additionalProperties":true},"activation":{"onStartup":true},"contracts":{"tools":` + string(quoted) + `}}`,
+		dir + "dist/index.js": js,
+	}
+}
+
+// TestOpenClawRegistersAsOpenClaw: what guard hands register(api) behaves as openclaw
+// 2026.9.6's loader does on the shapes official plugins use, and the real openclaw, loading
+// the same plugins (plugins inspect --all --runtime), agrees with each verdict:
+//   - a version 2 tool factory ({contextVersion: 2, create}, named by its options; WhatsApp's
+//     login tool) registers its tool; another context version is refused;
+//   - a register(api) entry may declare a tool it registers only when configured (Codex's
+//     supervision tools): no drift; a defineToolPlugin entry's manifest that declares a tool
+//     the plugin lacks is drift, as openclaw plugins build --check says;
+//   - plugin state stores (ClickClack's bindings, Discord's activities) open for an official
+//     @openclaw/* plugin, made by the linked openclaw's own store code, and any other plugin
+//     that opens one fails to register with openclaw's refusal.
+func TestOpenClawRegistersAsOpenClaw(t *testing.T) {
+	testenv.SkipShort(t, "runs the real openclaw")
+	t.Parallel() // see baseOptions
+	bin, ocEnv := testenv.OpenClaw(t)
+	state := `export default {
+  id: '%s', name: 'State', description: 'Keeps its bindings in openclaw plugin state.',
+  register(api) {
+    const bindings = api.runtime.state.openSyncKeyedStore({ namespace: 'bindings', maxEntries: 16, overflowPolicy: 'reject-new' });
+    for (const entry of bindings.entries()) throw new Error('a new state folder holds ' + entry.key);
+    bindings.register('first', { n: 1 });
+    if (bindings.lookup('first')?.n !== 1) throw new Error('the store lost what it was given');
+    const widgets = api.runtime.state.openKeyedStore({ namespace: 'widgets', maxEntries: 16, overflowPolicy: 'evict-oldest', defaultTtlMs: 60000 });
+    if (typeof widgets.observe !== 'function' || typeof widgets.compareAndApply !== 'function') throw new Error('no atomic comparisons');
+    api.registerTool(%s);
+  },
+};
+`
+	files := map[string]string{"package.json": `{"name":"openclaw-shapes","private":true,"workspaces":["packages/*"]}`}
+	for _, p := range []map[string]string{
+		openClawPlugin("@acme/v2-factory", "v2-factory", []string{"v2_login"}, `export default {
+  id: 'v2-factory', name: 'V2', description: 'A version 2 tool factory, named by its options.',
+  register(api) {
+    api.registerTool({ contextVersion: 2, create(context) {
+      if (typeof context.assertInvocationCurrent !== 'function') throw new Error('no invocation authority');
+      return `+openClawTool("v2_login")+`;
+    } }, { name: 'v2_login' });
+  },
+};
+`),
+		openClawPlugin("@acme/v3-factory", "v3-factory", []string{"v3_login"}, `export default {
+  id: 'v3-factory', name: 'V3', description: 'A tool factory of a context version openclaw does not take.',
+  register(api) {
+    api.registerTool({ contextVersion: 3, create: () => (`+openClawTool("v3_login")+`) }, { name: 'v3_login' });
+  },
+};
+`),
+		openClawPlugin("@acme/gated", "gated", []string{"gated_always", "gated_probe"}, `export default {
+  id: 'gated', name: 'Gated', description: 'Registers one of its declared tools only when configured to.',
+  register(api) {
+    api.registerTool(`+openClawTool("gated_always")+`);
+    if (api.pluginConfig?.probe?.enabled === true) api.registerTool(`+openClawTool("gated_probe")+`);
+  },
+};
+`),
+		openClawPlugin("@acme/stale", "stale", []string{"weather_now", "weather_old"}, `import { defineToolPlugin } from 'openclaw/plugin-sdk/tool-plugin';
+export default defineToolPlugin({
+  id: 'stale', name: 'Stale', description: 'Its manifest still declares a tool it dropped.',
+  tools: (tool) => [tool(`+openClawTool("weather_now")+`)],
+});
+`),
+		openClawPlugin("@acme/state", "acme-state", []string{"state_count"}, fmt.Sprintf(state, "acme-state", openClawTool("state_count"))),
+		openClawPlugin("@openclaw/plaios-state", "plaios-state", []string{"state_count"}, fmt.Sprintf(state, "plaios-state", openClawTool("state_count"))),
+	} {
+		for k, v := range p {
+			files[k] = v
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "ws")
+	testenv.WriteFiles(t, dir, files)
+	// The workspace's openclaw (a devDependency the plugins build against), which guard links.
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(bin)), "openclaw"), filepath.Join(dir, "node_modules", "openclaw")); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := baseOptions(t, dir)
+	opts.All = true
+	opts.Node = filepath.Join(testenv.Node24(t), "node") // openclaw's store code needs node:sqlite
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byDir(rep)
+	want := []struct {
+		id     string
+		tools  string // the tools guard saw registered
+		reason string // else its reason contains this
+	}{
+		{"v2-factory", "v2_login", ""},
+		{"v3-factory", "", `tool factory of context version 3, which openclaw refuses ("unsupported plugin tool context version")`},
+		{"gated", "gated_always", ""},
+		{"stale", "weather_now", `it declares "weather_old" that it does not register`},
+		{"acme-state", "", `register(api) threw: openSyncKeyedStore is only available for trusted plugins in this release`},
+		{"plaios-state", "state_count", ""},
+	}
+	for _, w := range want {
+		r := got["packages/"+w.id]
+		if r == nil {
+			t.Errorf("%s was not guarded", w.id)
+			continue
+		}
+		var ids []string
+		for _, d := range r.Descriptors {
+			ids = append(ids, d.ID)
+		}
+		if r.OK != (w.reason == "") || strings.Join(ids, ",") != w.tools || !strings.Contains(r.Reason, w.reason) {
+			t.Errorf("%s: ok=%v tools %v reason %q; want tools %q, reason containing %q", w.id, r.OK, ids, r.Reason, w.tools, w.reason)
+		}
+	}
+
+	// The real openclaw loads the register(api) plugins from its configuration's load paths
+	// (none of them an official install, so none is trusted with plugin state).
+	home := t.TempDir()
+	var paths []string
+	entries := map[string]any{}
+	for _, id := range []string{"v2-factory", "v3-factory", "gated", "acme-state"} {
+		paths = append(paths, filepath.Join(dir, "packages", id))
+		entries[id] = map[string]any{"enabled": true}
+	}
+	config, _ := json.Marshal(map[string]any{"plugins": map[string]any{"load": map[string]any{"paths": paths}, "entries": entries}})
+	testenv.WriteFiles(t, home, map[string]string{"openclaw.json": string(config)})
+	env := append(append([]string(nil), ocEnv...), "OPENCLAW_CONFIG_PATH="+filepath.Join(home, "openclaw.json"), "OPENCLAW_STATE_DIR="+filepath.Join(home, "state"))
+	cmd := exec.Command(bin, "plugins", "inspect", "--all", "--runtime", "--json")
+	cmd.Dir, cmd.Env = dir, env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("openclaw plugins inspect: %v\n%s", err, stderr.String())
+	}
+	var inspected []struct {
+		Plugin struct {
+			ID        string   `json:"id"`
+			Status    string   `json:"status"`
+			ToolNames []string `json:"toolNames"`
+		} `json:"plugin"`
+		Diagnostics []struct {
+			Level   string `json:"level"`
+			Message string `json:"message"`
+		} `json:"diagnostics"`
+	}
+	if err := json.NewDecoder(strings.NewReader(string(out))).Decode(&inspected); err != nil {
+		t.Fatalf("openclaw plugins inspect --json: %v\n%s", err, out)
+	}
+	seen := 0
+	for _, p := range inspected {
+		r := got["packages/"+p.Plugin.ID]
+		if r == nil {
+			continue // a plugin of openclaw's own
+		}
+		seen++
+		var refused []string
+		for _, d := range p.Diagnostics {
+			// A plugin from a load path is always told that openclaw cannot verify where it
+			// came from; that is not a refusal of it.
+			if !strings.Contains(d.Message, "can't verify where this plugin came from") {
+				refused = append(refused, d.Message)
+			}
+		}
+		var ids []string
+		for _, d := range r.Descriptors {
+			ids = append(ids, d.ID)
+		}
+		sort.Strings(p.Plugin.ToolNames)
+		loaded := p.Plugin.Status == "loaded" && len(refused) == 0
+		if loaded != r.OK || (loaded && strings.Join(p.Plugin.ToolNames, ",") != strings.Join(ids, ",")) {
+			t.Errorf("%s: openclaw says %s with tools %v and %q; guard says ok=%v with tools %v (%s)", p.Plugin.ID, p.Plugin.Status, p.Plugin.ToolNames, refused, r.OK, ids, r.Reason)
+		}
+		t.Logf("%s: openclaw %s %v %q; guard ok=%v %v", p.Plugin.ID, p.Plugin.Status, p.Plugin.ToolNames, refused, r.OK, ids)
+	}
+	if seen != 4 {
+		t.Errorf("openclaw inspected %d of the 4 plugins:\n%s", seen, out)
+	}
+
+	// The stale tool plugin's manifest is what openclaw's own check calls out of date.
+	if out, err := testenv.RunErr(filepath.Join(dir, "packages", "stale"), ocEnv, bin, "plugins", "build", "--entry", "./dist/index.js", "--check"); err == nil || !strings.Contains(out, "out of date") {
+		t.Errorf("openclaw plugins build --check accepted the stale manifest:\n%s", out)
+	}
 }

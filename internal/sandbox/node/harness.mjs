@@ -15,6 +15,8 @@
 // placeholder, and secrets are read from the environment as getSecret asks for them.
 
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
@@ -99,6 +101,18 @@ function callableInert() {
     },
     apply() {
       return undefined;
+    },
+  });
+}
+
+// hostObject is a host object of which the given properties are real and every other one is a
+// callableInert stand-in.
+function hostObject(given) {
+  return new Proxy(given, {
+    get(t, p) {
+      if (p in t) return t[p];
+      if (p === 'then' || typeof p === 'symbol') return undefined;
+      return callableInert();
     },
   });
 }
@@ -431,6 +445,51 @@ async function plaios() {
 
 // --- OpenClaw and Pi -------------------------------------------------------------------
 
+// openclawRuntime is the api.runtime register() is handed: its state as openclaw 2026.9.6 gives
+// it to a plugin (dist/loader-runtime-load-*.mjs, the runtime proxy's "state"), every other
+// part a stand-in. openclaw opens plugin state stores (openKeyedStore, openSyncKeyedStore,
+// openBlobStore) only for its bundled plugins and official ones installed from npm or ClawHub
+// (assertTrustedPluginRuntime there; installed-plugin-record-match-*.mjs, resolvePluginTrust:
+// an official package is one of its external catalog, every one of them an @openclaw/*
+// package): any other plugin that opens one fails to register with its PluginTrustRefusalError,
+// which the pack is handed here too. An official one gets real stores, made by the openclaw the
+// project links (the workspace's own: guard never installs it; plugin-state-store-*.mjs,
+// SQLite) in a state folder of this load's own, since a plugin that keeps state (a channel's
+// bindings, an activity's widgets) opens its stores while it registers and reads them back at
+// once; without an openclaw to make them they are stand-ins.
+async function openclawRuntime(pluginId, packageName) {
+  const id = typeof pluginId === 'string' && pluginId !== '' ? pluginId : 'plaios-guard';
+  const storeMethods = ['openKeyedStore', 'openSyncKeyedStore', 'openBlobStore'];
+  if (!(typeof packageName === 'string' && packageName.startsWith('@openclaw/'))) {
+    const state = {};
+    for (const method of storeMethods) {
+      state[method] = () => {
+        throw new Error(`${method} is only available for trusted plugins in this release (openclaw 2026.9.6 opens plugin state stores only for its bundled plugins and official @openclaw/* ones installed from npm or ClawHub; plugin "${id}" is neither)`);
+      };
+    }
+    return hostObject({ state: hostObject(state) });
+  }
+  let stores;
+  try {
+    const require = createRequire(path.join(cwd, 'package.json'));
+    stores = await import(pathToFileURL(require.resolve('openclaw/plugin-sdk/plugin-state-store-runtime')).href);
+  } catch {
+    return callableInert();
+  }
+  if (typeof stores.createPluginStateKeyedStore !== 'function' || typeof stores.createPluginStateSyncKeyedStore !== 'function') return callableInert();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'openclaw-state-'));
+  // Where openclaw's state database goes: <state>/state/openclaw.sqlite, the state folder
+  // from OPENCLAW_STATE_DIR (paths-*.mjs resolveStateDir), as a gateway started with it has it.
+  process.env.OPENCLAW_STATE_DIR = dir;
+  return hostObject({
+    state: hostObject({
+      resolveStateDir: () => dir,
+      openKeyedStore: (options) => stores.createPluginStateKeyedStore(id, options),
+      openSyncKeyedStore: (options) => stores.createPluginStateSyncKeyedStore(id, options),
+    }),
+  });
+}
+
 async function openclaw() {
   const registered = [];
   const descriptors = [];
@@ -476,13 +535,21 @@ async function openclaw() {
       pluginConfig: {},
       config: {},
       logger: inertLogger,
-      runtime: callableInert(),
+      runtime: await openclawRuntime(entry && entry.id, input.name),
       resolvePath: (p) => p,
       registerTool(tool, opts) {
-        if (typeof tool === 'function') {
+        // A version 2 factory, {contextVersion: 2, create(context)}, is named by opts as a
+        // function is; another contextVersion, or no create, openclaw refuses
+        // (loader-runtime-load-*.mjs, registerTool: "unsupported plugin tool context version").
+        const versioned = tool && typeof tool === 'object' && 'contextVersion' in tool;
+        if (versioned && (tool.contextVersion !== 2 || typeof tool.create !== 'function')) {
+          fail(`registerTool was given a tool factory of context version ${String(tool.contextVersion)}, which openclaw refuses ("unsupported plugin tool context version"); openclaw 2026.9.6 takes version 2, {contextVersion: 2, create(context)}`);
+        }
+        if (typeof tool === 'function' || versioned) {
+          const context = { config: {}, sandboxed: true, workspaceDir: cwd, agentId: 'plaios-guard', sessionKey: 'plaios-guard' };
           let made;
           try {
-            made = tool({ config: {}, sandboxed: true, workspaceDir: cwd, agentId: 'plaios-guard', sessionKey: 'plaios-guard' });
+            made = versioned ? tool.create({ ...context, senderIsOwner: false, assertInvocationCurrent: () => {} }) : tool(context);
           } catch (err) {
             fail(`a tool factory registered with registerTool threw: ${message(err)}`);
           }
@@ -495,13 +562,7 @@ async function openclaw() {
         record(tool, `registerTool ${tool && tool.name}`, opts);
       },
     };
-    const api = new Proxy(base, {
-      get(t, p) {
-        if (p in t) return t[p];
-        if (p === 'then' || typeof p === 'symbol') return undefined;
-        return callableInert();
-      },
-    });
+    const api = hostObject(base);
     stage('register');
     try {
       await register(api);
@@ -514,13 +575,7 @@ async function openclaw() {
   return { descriptors, registered, toolPlugin, pluginEntry, optional };
 }
 
-const piContext = new Proxy({ cwd, hasUI: false }, {
-  get(t, p) {
-    if (p in t) return t[p];
-    if (p === 'then' || typeof p === 'symbol') return undefined;
-    return callableInert();
-  },
-});
+const piContext = hostObject({ cwd, hasUI: false });
 
 // piHost returns the extension loader of the workspace's own Pi (the host package, which
 // guard links into the project and never installs): loadExtensions of
@@ -588,13 +643,7 @@ async function pi() {
         piTool(descriptors, def);
       },
     };
-    const api = new Proxy(base, {
-      get(t, p) {
-        if (p in t) return t[p];
-        if (p === 'then' || typeof p === 'symbol') return undefined;
-        return callableInert();
-      },
-    });
+    const api = hostObject(base);
     stage('register');
     try {
       await mod.default(api);
