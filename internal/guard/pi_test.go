@@ -71,6 +71,19 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 "peerDependencies":{"@earendil-works/pi-coding-agent":"*"},
  "pi":{"image":"shot.png"}}`,
 		"packages/nothing/README.md": readme,
+		// An extension of slash commands and event handlers only, as a workflow package is
+		// (@juicesharp/rpiv-pi): Pi loads it, and it works without a tool. One that registers
+		// nothing at all loads to no effect.
+		"packages/commands/package.json": pkg("commands", `{"extensions":["./ext/index.js"]}`),
+		"packages/commands/README.md":    readme,
+		"packages/commands/ext/index.js": `export default function (pi) {
+  pi.registerCommand('plan', { description: 'Plan the change.', handler: async () => {} });
+  pi.on('session_start', async () => {});
+}
+`,
+		"packages/inert/package.json": pkg("inert", `{"extensions":["./ext/index.js"]}`),
+		"packages/inert/README.md":    readme,
+		"packages/inert/ext/index.js": "export default function (pi) {}\n",
 	})
 	modules := filepath.Dir(filepath.Dir(piBin))
 	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
@@ -86,7 +99,7 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"packages/ts-folder": "weather_C", "packages/globbed": "tool_a,tool_b", "packages/skills": ""}
+	want := map[string]string{"packages/ts-folder": "weather_C", "packages/globbed": "tool_a,tool_b", "packages/skills": "", "packages/commands": ""}
 	for d, tools := range want {
 		r := byDir(rep)[d]
 		if r == nil || !r.OK {
@@ -118,14 +131,24 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 		}
 	}
 
+	if r := byDir(rep)["packages/inert"]; r == nil || r.OK || !strings.Contains(r.Reason, "registered nothing: no tool, command, event handler") {
+		t.Errorf("inert: %+v", r)
+	}
+
 	// Without a Pi in the workspace, the TypeScript extension cannot be loaded as Pi loads it.
 	if err := os.Remove(link); err != nil {
 		t.Fatal(err)
 	}
-	opts.All, opts.Only = false, []string{"packages/ts-folder", "packages/globbed"}
+	opts.All, opts.Only = false, []string{"packages/ts-folder", "packages/globbed", "packages/commands", "packages/inert"}
 	rep, err = Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if r := byDir(rep)["packages/commands"]; r == nil || !r.OK || len(r.Descriptors) != 0 {
+		t.Errorf("commands without Pi: %+v", r)
+	}
+	if r := byDir(rep)["packages/inert"]; r == nil || r.OK || !strings.Contains(r.Reason, "registered nothing: no tool, command, event handler") {
+		t.Errorf("inert without Pi: %+v", r)
 	}
 	if r := byDir(rep)["packages/ts-folder"]; r == nil || r.OK || !strings.Contains(r.Reason, "the extension @guard-pi/ts-folder/extensions/index.ts is TypeScript, which Pi compiles with jiti") {
 		t.Errorf("ts-folder without Pi: %+v", r)

@@ -614,16 +614,25 @@ async function pi() {
     for (const e of loaded.errors || []) {
       fail(`Pi cannot load ${String(e.path).split('/node_modules/').pop()}: ${message(e.error)}`);
     }
+    // Besides tools, an extension registers commands, event handlers, flags, shortcuts,
+    // renderers (the collections of Pi's createExtension) and model providers (its runtime's
+    // pendingProviderRegistrations): an extension of commands and handlers only (a workflow's
+    // slash commands) is a working one.
+    let others = (loaded.runtime && Array.isArray(loaded.runtime.pendingProviderRegistrations)) ? loaded.runtime.pendingProviderRegistrations.length : 0;
     for (const ext of loaded.extensions || []) {
       for (const [, registered] of ext.tools || []) {
         if (registered && registered.definition) piTool(descriptors, registered.definition);
       }
+      for (const kind of ['commands', 'handlers', 'flags', 'shortcuts', 'messageRenderers', 'entryRenderers']) {
+        if (ext[kind] instanceof Map) others += ext[kind].size;
+      }
     }
-    if (descriptors.length === 0) fail('registered no tools');
+    if (descriptors.length === 0 && others === 0) fail(piRegisteredNothing);
     return descriptors;
   }
   // No Pi in the workspace: a JavaScript extension is imported directly and handed a recording
   // API that refuses what Pi's registerTool refuses; TypeScript needs Pi's compiler.
+  let others = 0;
   for (const file of files) {
     const rel = file.split('/node_modules/').pop();
     if (/\.(ts|tsx|mts|cts)$/i.test(file)) {
@@ -643,7 +652,19 @@ async function pi() {
         piTool(descriptors, def);
       },
     };
-    const api = hostObject(base);
+    // Every other register… call and on(event, handler) is counted, and otherwise inert.
+    const api = new Proxy(base, {
+      get(t, p) {
+        if (p in t) return t[p];
+        if (p === 'then' || typeof p === 'symbol') return undefined;
+        if (p === 'on' || /^register[A-Z]/.test(p)) {
+          return () => {
+            others++;
+          };
+        }
+        return callableInert();
+      },
+    });
     stage('register');
     try {
       await mod.default(api);
@@ -652,9 +673,11 @@ async function pi() {
       fail(`the extension's default export threw: ${message(err)}`);
     }
   }
-  if (descriptors.length === 0) fail('registered no tools');
+  if (descriptors.length === 0 && others === 0) fail(piRegisteredNothing);
   return descriptors;
 }
+
+const piRegisteredNothing = 'registered nothing: no tool, command, event handler, flag, shortcut, renderer or provider, so Pi loads it to no effect';
 
 // --- main ------------------------------------------------------------------------------
 
