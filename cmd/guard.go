@@ -70,7 +70,7 @@ with {options, logger, getSecret, services, manifestEntry}: options.secrets and 
 "placeholder-<id>" for every secret manifest.json requires. Give a package other values (an
 option its factory needs, a secret of the right shape) as fixtures of its folder: in the role
 map, scripts/package-roles.json
-  "fixtures": {"<dir>": {"secrets": {"<id>": "…"}, "options": {…}, "installScripts": ["<dep>"]}}
+  "fixtures": {"<dir>": {"secrets": {"<id>": "…"}, "options": {…}, "installScripts": ["<dep>"], "loopback": true}}
 or, with or without a role map, in .plaios.yaml (laid over the role map's, key by key):
   fixtures:
     packages/telegram:
@@ -78,7 +78,9 @@ or, with or without a role map, in .plaios.yaml (laid over the role map's, key b
       options: {webhookUrl: "http://127.0.0.1/hook"}
       installScripts: [sharp]
 Folders are relative to the repository root. installScripts names the dependencies whose
-install scripts guard runs (npm rebuild) after installing without them.`,
+install scripts guard runs (npm rebuild) after installing without them. loopback: true lets
+a pack whose work is finding a server on the user's machine try the loopback while it loads
+(the sandbox's own: it reaches nothing of the host); any other address still fails it.`,
 		Example: `  plaios guard
   plaios guard --all --out .plaios/packs
   plaios guard --plan plan.json --out .plaios/packs --format github

@@ -35,7 +35,7 @@ func configFixtures(cfg *config.Config) map[string]workspace.Fixture {
 	}
 	out := make(map[string]workspace.Fixture, len(cfg.Fixtures))
 	for dir, fx := range cfg.Fixtures {
-		out[dir] = workspace.Fixture{Secrets: fx.Secrets, Options: fx.Options, InstallScripts: fx.InstallScripts}
+		out[dir] = workspace.Fixture{Secrets: fx.Secrets, Options: fx.Options, InstallScripts: fx.InstallScripts, Loopback: fx.Loopback}
 	}
 	return out
 }

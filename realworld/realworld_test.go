@@ -257,7 +257,7 @@ func TestRealWorld(t *testing.T) {
 	}
 	fixtures := map[string]workspace.Fixture{}
 	for dir, f := range fx {
-		fixtures[dir] = workspace.Fixture{Secrets: f.Secrets, Options: f.Options, InstallScripts: f.InstallScripts}
+		fixtures[dir] = workspace.Fixture{Secrets: f.Secrets, Options: f.Options, InstallScripts: f.InstallScripts, Loopback: f.Loopback}
 	}
 	rep, err := guard.Run(context.Background(), guard.Options{
 		Dir: ws, All: true, Jobs: 2, Timeout: 90 * time.Second, Sandbox: sandbox.Auto, Node: node, Fixtures: fixtures,

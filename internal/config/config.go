@@ -66,12 +66,14 @@ type Config struct {
 }
 
 // Fixture is what `plaios guard` feeds one package: secrets by id, the options its factory or
-// constructors receive, and the dependencies whose install scripts it rebuilds. The role map's
-// fixtures (scripts/package-roles.json) have the same shape.
+// constructors receive, the dependencies whose install scripts it rebuilds, and whether it may
+// try the loopback while it loads (workspace.Fixture says more). The role map's fixtures
+// (scripts/package-roles.json) have the same shape.
 type Fixture struct {
 	Secrets        map[string]string
 	Options        map[string]any
 	InstallScripts []string
+	Loopback       bool
 }
 
 // Find walks up from dir to the filesystem root and returns the first .plaios.yaml, or "".
@@ -269,10 +271,11 @@ func describe(v *yaml.Node) string {
 }
 
 // checkFixture checks one entry of fixtures: a mapping with secrets (strings by id), options
-// (a mapping) and installScripts (a list of package names), and nothing else.
+// (a mapping), installScripts (a list of package names) and loopback (true or false), and
+// nothing else.
 func checkFixture(path, key string, v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
-		return &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q must be a mapping with secrets, options and installScripts, not %s", key, describe(v))}
+		return &Error{File: path, Line: v.Line, Msg: fmt.Sprintf("%q must be a mapping with secrets, options, installScripts and loopback, not %s", key, describe(v))}
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
@@ -300,8 +303,12 @@ func checkFixture(path, key string, v *yaml.Node) error {
 					return &Error{File: path, Line: it.Line, Msg: fmt.Sprintf("%q must list package names, not %s", name, describe(it))}
 				}
 			}
+		case "loopback":
+			if val.Kind != yaml.ScalarNode || val.Tag != "!!bool" {
+				return &Error{File: path, Line: val.Line, Msg: fmt.Sprintf("%q must be true or false, not %s", name, describe(val))}
+			}
 		default:
-			return &Error{File: path, Line: k.Line, Msg: fmt.Sprintf("%q is not a fixture key; a fixture has secrets, options and installScripts", name)}
+			return &Error{File: path, Line: k.Line, Msg: fmt.Sprintf("%q is not a fixture key; a fixture has secrets, options, installScripts and loopback", name)}
 		}
 	}
 	return nil
@@ -319,6 +326,7 @@ func ReadFixtures(path string) (map[string]Fixture, error) {
 			Secrets        map[string]string `yaml:"secrets"`
 			Options        map[string]any    `yaml:"options"`
 			InstallScripts []string          `yaml:"installScripts"`
+			Loopback       bool              `yaml:"loopback"`
 		} `yaml:"fixtures"`
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -329,7 +337,7 @@ func ReadFixtures(path string) (map[string]Fixture, error) {
 	}
 	out := make(map[string]Fixture, len(doc.Fixtures))
 	for dir, f := range doc.Fixtures {
-		out[dir] = Fixture{Secrets: f.Secrets, Options: f.Options, InstallScripts: f.InstallScripts}
+		out[dir] = Fixture{Secrets: f.Secrets, Options: f.Options, InstallScripts: f.InstallScripts, Loopback: f.Loopback}
 	}
 	return out, nil
 }

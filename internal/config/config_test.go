@@ -78,8 +78,9 @@ func TestCheck(t *testing.T) {
 		{"not YAML", "jobs: [1\n", nil, "not valid YAML"},
 		{"fixtures", "fixtures:\n  packages/telegram:\n    secrets: {telegram.botToken: \"000:x\"}\n    options: {webhookUrl: http://127.0.0.1/, retries: 2}\n    installScripts: [sharp]\n", nil, ""},
 		{"fixtures not a mapping", "fixtures: [a]\n", nil, `:1: "fixtures" must be a mapping, not a list`},
-		{"fixture not a mapping", "fixtures:\n  packages/a: true\n", nil, `:2: "fixtures.packages/a" must be a mapping with secrets, options and installScripts, not the boolean true`},
-		{"fixture unknown key", "fixtures:\n  packages/a:\n    secret: {a: b}\n", nil, `:3: "fixtures.packages/a.secret" is not a fixture key; a fixture has secrets, options and installScripts`},
+		{"fixture not a mapping", "fixtures:\n  packages/a: true\n", nil, `:2: "fixtures.packages/a" must be a mapping with secrets, options, installScripts and loopback, not the boolean true`},
+		{"fixture unknown key", "fixtures:\n  packages/a:\n    secret: {a: b}\n", nil, `:3: "fixtures.packages/a.secret" is not a fixture key; a fixture has secrets, options, installScripts and loopback`},
+		{"fixture loopback not a boolean", "fixtures:\n  packages/a:\n    loopback: yes please\n", nil, `:3: "fixtures.packages/a.loopback" must be true or false, not the string "yes please"`},
 		{"fixture secret not a string", "fixtures:\n  packages/a:\n    secrets:\n      acme.key: 12\n", nil, `:4: the secret "acme.key" of "fixtures.packages/a" must be a string, not the integer 12`},
 		{"fixture options a list", "fixtures:\n  packages/a:\n    options: [1]\n", nil, `:3: "fixtures.packages/a.options" must be a mapping, not a list`},
 		{"fixture installScripts a string", "fixtures:\n  packages/a:\n    installScripts: sharp\n", nil, `:3: "fixtures.packages/a.installScripts" must be a list of package names, not the string "sharp"`},
@@ -115,7 +116,7 @@ func TestCheck(t *testing.T) {
 // TestReadFixtures: fixtures keep their keys exactly as written (secret ids with dots and
 // capitals, which viper would split and lower-case) and their values' types.
 func TestReadFixtures(t *testing.T) {
-	p := write(t, t.TempDir(), "jobs: 2\nfixtures:\n  registry/curated/channels/telegram:\n    secrets:\n      telegram.botToken: \"000000:inert\"\n    options:\n      webhookUrl: http://127.0.0.1/hook\n      retries: 2\n      nested: {Deep: true}\n    installScripts: [sharp, better-sqlite3]\n  packages/b:\n    options: {x: 1}\n")
+	p := write(t, t.TempDir(), "jobs: 2\nfixtures:\n  registry/curated/channels/telegram:\n    secrets:\n      telegram.botToken: \"000000:inert\"\n    options:\n      webhookUrl: http://127.0.0.1/hook\n      retries: 2\n      nested: {Deep: true}\n    installScripts: [sharp, better-sqlite3]\n  packages/b:\n    options: {x: 1}\n    loopback: true\n")
 	if _, err := Check(p); err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestReadFixtures(t *testing.T) {
 	}
 	tg := fx["registry/curated/channels/telegram"]
 	if len(fx) != 2 || tg.Secrets["telegram.botToken"] != "000000:inert" || tg.Options["webhookUrl"] != "http://127.0.0.1/hook" || tg.Options["retries"] != 2 ||
-		strings.Join(tg.InstallScripts, ",") != "sharp,better-sqlite3" || tg.Options["nested"].(map[string]any)["Deep"] != true || fx["packages/b"].Options["x"] != 1 {
+		strings.Join(tg.InstallScripts, ",") != "sharp,better-sqlite3" || tg.Options["nested"].(map[string]any)["Deep"] != true || fx["packages/b"].Options["x"] != 1 || tg.Loopback || !fx["packages/b"].Loopback {
 		t.Fatalf("fixtures: %#v", fx)
 	}
 	none, err := ReadFixtures(write(t, t.TempDir(), "jobs: 2\n"))

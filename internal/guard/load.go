@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,10 +232,16 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		r.fail("%s", limitReason(res, describeStage(stage, r.Check)))
 		return
 	}
-	if len(res.Attempts) > 0 {
-		a := res.Attempts[0]
+	attempts := res.Attempts
+	if g.fixture(r.Dir).Loopback {
+		attempts = beyondLoopback(attempts)
+	}
+	if len(attempts) > 0 {
+		a := attempts[0]
 		if a.What == "unix socket" {
 			r.fail("opened a unix socket while loading or constructing: %s", a)
+		} else if loopbackAttempt(a) {
+			r.fail("reached for the network while loading or constructing: %s; a pack whose work is finding a server on the user's own machine may try the loopback: give its folder `loopback: true` in fixtures", a)
 		} else {
 			r.fail("reached for the network while loading or constructing: %s", a)
 		}
@@ -480,4 +488,47 @@ func (g *run) hostMountList() []sandbox.Mount {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return append([]sandbox.Mount(nil), g.hostMounts...)
+}
+
+// beyondLoopback leaves out the attempts to reach the loopback (127.0.0.0/8, ::1, localhost):
+// what a pack whose fixture allows the loopback may try while it loads. Every other attempt
+// stays, a unix socket and a spawned network tool among them.
+func beyondLoopback(attempts []sandbox.Attempt) []sandbox.Attempt {
+	var out []sandbox.Attempt
+	for _, a := range attempts {
+		if !loopbackAttempt(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// loopbackAttempt reports whether an attempt's target is on the loopback: the host of a URL
+// (fetch, http, https, websocket), the host of a host:port (connect, tls, udp), the name a DNS
+// lookup asks for.
+func loopbackAttempt(a sandbox.Attempt) bool {
+	var host string
+	switch {
+	case a.What == "unix socket" || a.What == "spawn":
+		return false
+	case strings.Contains(a.Target, "://"):
+		u, err := url.Parse(a.Target)
+		if err != nil {
+			return false
+		}
+		host = u.Hostname()
+	case strings.HasPrefix(a.What, "dns"):
+		host = a.Target
+	default:
+		h, _, err := net.SplitHostPort(a.Target)
+		if err != nil {
+			return false
+		}
+		host = h
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -838,3 +838,51 @@ func TestProbeRefusedLayer(t *testing.T) {
 		t.Errorf("guard --sandbox off: exit %d:\n%s", code, out)
 	}
 }
+
+// TestProbeLoopbackAllowed: a pack whose work is finding a server on the user's own machine
+// tries the host's loopback listener while it loads, by a socket and by fetch (as a local
+// model server's discovery does). Without a fixture that fails it, with a sentence naming the
+// fixture; with `loopback: true` it passes, and nothing reaches the host (the sandbox's
+// loopback is its own). The same fixture does not excuse any other address: a pack that also
+// tries the host's other listeners still fails.
+func TestProbeLoopbackAllowed(t *testing.T) {
+	probeTest(t, "the probes build and run plaios, npm and node")
+	local := `
+import net from 'node:net';
+const s = net.connect(TCP_LO_PORT, '127.0.0.1');
+s.on('error', () => {});
+await fetch('http://localhost:TCP_LO_PORT/v1/models').catch(() => {});
+`
+	for _, uid := range users() {
+		t.Run(userName(uid), func(t *testing.T) {
+			w := newWorld(t, uid, map[string]string{"package.json": probePackage, "index.js": local})
+			before := w.hostState(t)
+			ok, reason, output := w.guard(t)
+			if ok || !strings.Contains(reason, "connect 127.0.0.1:") || !strings.Contains(reason, "give its folder `loopback: true` in fixtures") {
+				t.Errorf("without the fixture: ok=%v, reason %q", ok, reason)
+			}
+			w.writeOwned(t, ".plaios.yaml", "fixtures:\n  packages/probe:\n    loopback: true\n")
+			ok, reason, output2 := w.guard(t)
+			if !ok {
+				t.Errorf("with loopback: true the pack failed: %s\n%s", reason, output2)
+			}
+			w.writeOwned(t, "packages/probe/index.js", strings.NewReplacer("EXFIL", w.listeners.exfil()).Replace("EXFIL\nawait exfil('loopback and beyond');\n"))
+			ok, reason, output3 := w.guard(t)
+			if ok || !strings.Contains(reason, "reached for the network") || strings.Contains(reason, "127.0.0.1") {
+				t.Errorf("with loopback: true, beyond the loopback: ok=%v, reason %q", ok, reason)
+			}
+			w.assertUnchanged(t, before, output+output2+output3)
+		})
+	}
+}
+
+// writeOwned writes a file of the world's workspace, owned by the world's user.
+func (w *probeWorld) writeOwned(t *testing.T, rel, content string) {
+	t.Helper()
+	testenv.WriteFiles(t, w.ws, map[string]string{rel: content})
+	if w.uid >= 0 {
+		if err := os.Lchown(filepath.Join(w.ws, rel), w.uid, w.uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -6,12 +6,16 @@ import (
 )
 
 // Fixture is the inert input guard, mcp serve and export give one package: secrets by id, the
-// options its factory or constructors receive, and the dependencies whose install scripts
-// guard rebuilds. The role map's fixtures and the configuration's `fixtures:` have this shape.
+// options its factory or constructors receive, the dependencies whose install scripts guard
+// rebuilds, and whether guard lets it try the loopback while it loads (Loopback: a pack whose
+// work is finding a server on the user's own machine, such as a local model server; the
+// sandbox still reaches nothing of the host, and any other address still fails it). The role
+// map's fixtures and the configuration's `fixtures:` have this shape.
 type Fixture struct {
 	Secrets        map[string]string `json:"secrets,omitempty"`
 	Options        map[string]any    `json:"options,omitempty"`
 	InstallScripts []string          `json:"installScripts,omitempty"`
+	Loopback       bool              `json:"loopback,omitempty"`
 }
 
 // FixtureOf is the fixture of the package in dir (slash path relative to the repository root,
@@ -40,9 +44,10 @@ func FixtureOf(ws *Workspace, dir string, overlay map[string]Fixture) Fixture {
 }
 
 // MergeFixtures lays over on top of base: secrets and options key by key, installScripts
-// added (each once, in order). Neither argument is changed.
+// added (each once, in order), loopback allowed when either allows it. Neither argument is
+// changed.
 func MergeFixtures(base, over Fixture) Fixture {
-	out := Fixture{Secrets: layered(base.Secrets, over.Secrets), Options: layered(base.Options, over.Options)}
+	out := Fixture{Secrets: layered(base.Secrets, over.Secrets), Options: layered(base.Options, over.Options), Loopback: base.Loopback || over.Loopback}
 	seen := map[string]bool{}
 	for _, d := range append(append([]string{}, base.InstallScripts...), over.InstallScripts...) {
 		if !seen[d] {

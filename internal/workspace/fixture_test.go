@@ -16,7 +16,8 @@ func TestFixtureOf(t *testing.T) {
 		"package.json":                {Data: []byte(`{"name":"r","private":true,"workspaces":["packages/*"]}`)},
 		"packages/relay/package.json": {Data: []byte(`{"name":"relay"}`)},
 		"packages/other/package.json": {Data: []byte(`{"name":"other"}`)},
-		"scripts/package-roles.json":  {Data: []byte(`{"roles":{"packages/relay":"pack","packages/other":"pack"},"fixtures":{"./packages/relay":{"secrets":{"relay.token":"from-roles","relay.id":"7"},"options":{"endpoint":"http://roles","retries":2},"installScripts":["sharp"]}}}`)},
+		"packages/local/package.json": {Data: []byte(`{"name":"local"}`)},
+		"scripts/package-roles.json":  {Data: []byte(`{"roles":{"packages/relay":"pack","packages/other":"pack","packages/local":"pack"},"fixtures":{"./packages/relay":{"secrets":{"relay.token":"from-roles","relay.id":"7"},"options":{"endpoint":"http://roles","retries":2},"installScripts":["sharp"]},"packages/local":{"loopback":true}}}`)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,13 @@ func TestFixtureOf(t *testing.T) {
 	}
 	if g := mustJSON(t, FixtureOf(ws, "packages/relay", nil)); g != `{"secrets":{"relay.id":"7","relay.token":"from-roles"},"options":{"endpoint":"http://roles","retries":2},"installScripts":["sharp"]}` {
 		t.Errorf("the role map alone: got %s", g)
+	}
+	// loopback: the role map's true stays true whatever the configuration says of the folder.
+	if g := mustJSON(t, FixtureOf(ws, "packages/local", map[string]Fixture{"packages/local": {Options: map[string]any{"port": 8000}}})); g != `{"options":{"port":8000},"loopback":true}` {
+		t.Errorf("loopback from the role map: got %s", g)
+	}
+	if g := mustJSON(t, FixtureOf(ws, "packages/relay", map[string]Fixture{"packages/relay": {Loopback: true}})); g != `{"secrets":{"relay.id":"7","relay.token":"from-roles"},"options":{"endpoint":"http://roles","retries":2},"installScripts":["sharp"],"loopback":true}` {
+		t.Errorf("loopback from the configuration: got %s", g)
 	}
 	after, _ := json.Marshal(overlay)
 	rolesAfter, _ := json.Marshal(ws.Roles.Fixtures)

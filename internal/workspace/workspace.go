@@ -405,6 +405,7 @@ func readRoles(fsys fs.FS) (*Roles, *Problem) {
 				f.Options = o
 			}
 			f.InstallScripts = m.Value.Get("installScripts").Strings()
+			f.Loopback = m.Value.Get("loopback").Interface() == true
 			r.Fixtures[cleanDir(m.Key)] = f
 		}
 	}
