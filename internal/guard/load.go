@@ -504,15 +504,16 @@ func beyondLoopback(attempts []sandbox.Attempt) []sandbox.Attempt {
 }
 
 // loopbackAttempt reports whether an attempt's target is on the loopback: the host of a URL
-// (fetch, http, https, websocket), the host of a host:port (connect, tls, udp), the name a DNS
-// lookup asks for.
+// (fetch, websocket, and http and https, whose target is "METHOD URL"), the host of a
+// host:port (connect, tls, udp), the name a DNS lookup asks for.
 func loopbackAttempt(a sandbox.Attempt) bool {
 	var host string
 	switch {
 	case a.What == "unix socket" || a.What == "spawn":
 		return false
 	case strings.Contains(a.Target, "://"):
-		u, err := url.Parse(a.Target)
+		fields := strings.Fields(a.Target)
+		u, err := url.Parse(fields[len(fields)-1])
 		if err != nil {
 			return false
 		}

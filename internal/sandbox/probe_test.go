@@ -840,8 +840,8 @@ func TestProbeRefusedLayer(t *testing.T) {
 }
 
 // TestProbeLoopbackAllowed: a pack whose work is finding a server on the user's own machine
-// tries the host's loopback listener while it loads, by a socket and by fetch (as a local
-// model server's discovery does). Without a fixture that fails it, with a sentence naming the
+// tries the host's loopback listener while it loads, by a socket, fetch and node:http (as a
+// local model server's discovery does). Without a fixture that fails it, with a sentence naming the
 // fixture; with `loopback: true` it passes, and nothing reaches the host (the sandbox's
 // loopback is its own). The same fixture does not excuse any other address: a pack that also
 // tries the host's other listeners still fails.
@@ -849,9 +849,11 @@ func TestProbeLoopbackAllowed(t *testing.T) {
 	probeTest(t, "the probes build and run plaios, npm and node")
 	local := `
 import net from 'node:net';
+import http from 'node:http';
 const s = net.connect(TCP_LO_PORT, '127.0.0.1');
 s.on('error', () => {});
 await fetch('http://localhost:TCP_LO_PORT/v1/models').catch(() => {});
+http.get('http://127.0.0.1:TCP_LO_PORT/props').on('error', () => {});
 `
 	for _, uid := range users() {
 		t.Run(userName(uid), func(t *testing.T) {
