@@ -63,8 +63,8 @@ stdout: an AgentOS pack's tool descriptors, a PLAIOS pack's capabilities, an Ope
 plugin's or a Pi extension's registered tools.
 
 The pack's code runs contained, as plaios guard runs it: in user, PID and mount namespaces,
-without capabilities, seeing the pack's folder and the node_modules above it and nothing else
-of the host, with only the variables its declared secrets and configuration name. It first
+without capabilities, seeing the pack's folder and the node_modules above it (with the
+node_modules a linked package lives in) and nothing else of the host, with only the variables its declared secrets and configuration name. It first
 loads without any network (a pack that reaches for it while loading does not start), then in
 the child that runs the calls, which gets the network once loaded, since tools such as web
 search need it; --offline keeps it without. A call that has not answered after --call-timeout

@@ -210,7 +210,10 @@ func (l *Loader) childEnv() []string {
 // mounts is what a child sees besides the system: its project (the harness, the serve script
 // and the link to the pack), the pack's folder, and the node_modules above it that node
 // resolves the pack's imports from, with the folders their links lead to (a workspace's
-// other packages). Nothing else of the host.
+// other packages; for a package linked from a node_modules elsewhere, a shared store's or a
+// host's installed outside the workspace, that whole node_modules, where its own
+// dependencies are: guard.LinkedFolder, as guard shows a linked host). Nothing else of the
+// host.
 func (l *Loader) mounts() []sandbox.Mount {
 	packDir := l.Pack.Dir
 	if real, err := filepath.EvalSymlinks(packDir); err == nil {
@@ -223,7 +226,12 @@ func (l *Loader) mounts() []sandbox.Mount {
 	}
 	seen := map[string]bool{packDir: true}
 	add := func(p string) {
-		if real, err := filepath.EvalSymlinks(p); err == nil && !seen[real] && !within(real, packDir) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return
+		}
+		real = guard.LinkedFolder(real)
+		if !seen[real] && !within(real, packDir) {
 			seen[real] = true
 			ms = append(ms, sandbox.Mount{Path: real})
 		}

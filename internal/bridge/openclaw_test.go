@@ -149,3 +149,50 @@ func TestStringifyAsJavaScript(t *testing.T) {
 		t.Errorf("stringify:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestHostLinkedFromOutside: an OpenClaw plugin whose openclaw is linked from a node_modules
+// outside the pack (here the pinned openclaw in the test cache; a shared store or a global
+// install for a user) loads in the bridge's child as in guard's: the child sees that whole
+// node_modules, where openclaw's own dependencies are, not only the linked folder. Its entry
+// imports an SDK module that needs one of them (openclaw/plugin-sdk/time-runtime imports
+// @openclaw/fs-safe), which failed to load before with `Cannot find package '@openclaw/fs-safe'`.
+func TestHostLinkedFromOutside(t *testing.T) {
+	t.Parallel()
+	bin, _ := testenv.OpenClaw(t)
+	base := t.TempDir()
+	// As root the child runs as nobody, which must reach what it is shown.
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755)
+	dir := filepath.Join(base, "clock")
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":         `{"name":"@acme/clock","version":"0.1.0","type":"module","files":["dist","openclaw.plugin.json"],"peerDependencies":{"openclaw":">=2026.5.17"},"openclaw":{"extensions":["./dist/index.js"]}}`,
+		"openclaw.plugin.json": `{"id":"clock","name":"clock","description":"clock","version":"0.1.0","configSchema":{"type":"object","additionalProperties":false},"contracts":{"tools":["clock_now"]}}`,
+		"dist/index.js": `import { formatUtcTimestamp } from 'openclaw/plugin-sdk/time-runtime';
+export default { id: 'clock', name: 'Clock', description: 'Clock.', register(api) {
+  api.registerTool({ name: 'clock_now', label: 'Now', description: 'The time, as ' + typeof formatUtcTimestamp + ' formats it.', parameters: { type: 'object', properties: {} }, execute: async () => ({ content: [] }) });
+} };
+`,
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(bin)), "openclaw"), filepath.Join(dir, "node_modules", "openclaw")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(dir, pack.None, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLoader(context.Background(), &Loader{Pack: p, Node: filepath.Join(testenv.Node24(t), "node")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	res, err := Load(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Description != "The time, as function formats it." {
+		t.Fatalf("tools %+v", res.Tools)
+	}
+}

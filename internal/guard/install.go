@@ -428,12 +428,7 @@ func (g *run) showHost(target string) {
 	if real == root || strings.HasPrefix(real, root+string(filepath.Separator)) {
 		return
 	}
-	show := real
-	for dir := real; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-		if filepath.Base(dir) == "node_modules" {
-			show = dir
-		}
-	}
+	show := LinkedFolder(real)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, m := range g.hostMounts {
@@ -442,6 +437,20 @@ func (g *run) showHost(target string) {
 		}
 	}
 	g.hostMounts = append(g.hostMounts, sandbox.Mount{Path: show})
+}
+
+// LinkedFolder is what a sandboxed import must see of a package linked from outside what it
+// shows (npm link, a file: dependency, a shared store), given the link's real target: the
+// outermost node_modules folder holding it, so that the package's own dependencies, installed
+// beside it there, resolve too; the target itself when no node_modules holds it.
+func LinkedFolder(real string) string {
+	show := real
+	for dir := real; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if filepath.Base(dir) == "node_modules" {
+			show = dir
+		}
+	}
+	return show
 }
 
 // findInstalled looks for node_modules/<name> from a package folder up to the root.
