@@ -18,7 +18,13 @@ func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := NewLoader(context.Background(), &Loader{Pack: p})
+	return p, loadWith(t, &Loader{Pack: p})
+}
+
+// loadWith loads the pack of l, a Loader not yet started, and closes it.
+func loadWith(t *testing.T, l *Loader) *Loaded {
+	t.Helper()
+	l, err := NewLoader(context.Background(), l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +33,7 @@ func loadFixture(t *testing.T, dir string, force pack.Runtime) (*Pack, *Loaded) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, res
+	return res
 }
 
 // TestOpenClawExportAgreesWithTheRealCLI: the manifest export writes for a defineToolPlugin
@@ -183,15 +189,7 @@ export default { id: 'clock', name: 'Clock', description: 'Clock.', register(api
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := NewLoader(context.Background(), &Loader{Pack: p, Node: filepath.Join(testenv.Node24(t), "node")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	res, err := Load(context.Background(), l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := loadWith(t, &Loader{Pack: p, Node: filepath.Join(testenv.Node24(t), "node")})
 	if len(res.Tools) != 1 || res.Tools[0].Description != "The time, as function formats it." {
 		t.Fatalf("tools %+v", res.Tools)
 	}

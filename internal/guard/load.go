@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,7 +238,7 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		a := attempts[0]
 		if a.What == "unix socket" {
 			r.fail("opened a unix socket while loading or constructing: %s", a)
-		} else if loopbackAttempt(a) {
+		} else if a.Loopback() {
 			r.fail("reached for the network while loading or constructing: %s; a pack whose work is finding a server on the user's own machine may try the loopback: give its folder `loopback: true` in fixtures", a)
 		} else {
 			r.fail("reached for the network while loading or constructing: %s", a)
@@ -496,40 +494,9 @@ func (g *run) hostMountList() []sandbox.Mount {
 func beyondLoopback(attempts []sandbox.Attempt) []sandbox.Attempt {
 	var out []sandbox.Attempt
 	for _, a := range attempts {
-		if !loopbackAttempt(a) {
+		if !a.Loopback() {
 			out = append(out, a)
 		}
 	}
 	return out
-}
-
-// loopbackAttempt reports whether an attempt's target is on the loopback: the host of a URL
-// (fetch, websocket, and http and https, whose target is "METHOD URL"), the host of a
-// host:port (connect, tls, udp), the name a DNS lookup asks for.
-func loopbackAttempt(a sandbox.Attempt) bool {
-	var host string
-	switch {
-	case a.What == "unix socket" || a.What == "spawn":
-		return false
-	case strings.Contains(a.Target, "://"):
-		fields := strings.Fields(a.Target)
-		u, err := url.Parse(fields[len(fields)-1])
-		if err != nil {
-			return false
-		}
-		host = u.Hostname()
-	case strings.HasPrefix(a.What, "dns"):
-		host = a.Target
-	default:
-		h, _, err := net.SplitHostPort(a.Target)
-		if err != nil {
-			return false
-		}
-		host = h
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

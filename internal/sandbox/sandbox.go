@@ -38,6 +38,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -282,6 +284,38 @@ func (a Attempt) String() string {
 		s += " (" + strings.Join(notes, ", ") + ")"
 	}
 	return s
+}
+
+// Loopback reports whether the attempt's target is on the loopback (127.0.0.0/8, ::1,
+// localhost), whatever form the hooks recorded it in: the host of a URL (fetch, websocket, and
+// http and https, whose target is "METHOD URL"), of a host:port (connect, tls, udp), the name a
+// DNS lookup asks for. A unix socket and a spawned network tool never are.
+func (a Attempt) Loopback() bool {
+	var host string
+	switch {
+	case a.What == "unix socket" || a.What == "spawn":
+		return false
+	case strings.Contains(a.Target, "://"):
+		fields := strings.Fields(a.Target)
+		u, err := url.Parse(fields[len(fields)-1])
+		if err != nil {
+			return false
+		}
+		host = u.Hostname()
+	case strings.HasPrefix(a.What, "dns"):
+		host = a.Target
+	default:
+		h, _, err := net.SplitHostPort(a.Target)
+		if err != nil {
+			return false
+		}
+		host = h
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Result is what a child did.

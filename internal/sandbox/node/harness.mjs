@@ -105,14 +105,14 @@ function callableInert() {
   });
 }
 
-// hostObject is a host object of which the given properties are real and every other one is a
-// callableInert stand-in.
-function hostObject(given) {
+// hostObject is a host object of which the given properties are real and every other one is
+// other(name): by default a callableInert stand-in.
+function hostObject(given, other = callableInert) {
   return new Proxy(given, {
     get(t, p) {
       if (p in t) return t[p];
       if (p === 'then' || typeof p === 'symbol') return undefined;
-      return callableInert();
+      return other(p);
     },
   });
 }
@@ -653,18 +653,7 @@ async function pi() {
       },
     };
     // Every other register… call and on(event, handler) is counted, and otherwise inert.
-    const api = new Proxy(base, {
-      get(t, p) {
-        if (p in t) return t[p];
-        if (p === 'then' || typeof p === 'symbol') return undefined;
-        if (p === 'on' || /^register[A-Z]/.test(p)) {
-          return () => {
-            others++;
-          };
-        }
-        return callableInert();
-      },
-    });
+    const api = hostObject(base, (p) => (p === 'on' || /^register[A-Z]/.test(p) ? () => { others++; } : callableInert()));
     stage('register');
     try {
       await mod.default(api);

@@ -1,14 +1,10 @@
-package guard
+package sandbox
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/plaios/plaios/internal/sandbox"
-)
-
-// TestLoopbackAttempt: what `loopback: true` excuses is an attempt whose host is on the
-// loopback, whatever form the sandbox recorded it in; nothing else.
-func TestLoopbackAttempt(t *testing.T) {
+// TestAttemptLoopback: what guard's `loopback: true` excuses is an attempt whose host is on
+// the loopback, whatever form the hooks recorded it in; nothing else.
+func TestAttemptLoopback(t *testing.T) {
 	for _, c := range []struct {
 		what, target string
 		loopback     bool
@@ -33,7 +29,7 @@ func TestLoopbackAttempt(t *testing.T) {
 		{"unix socket", "/run/docker.sock", false},
 		{"spawn", "curl http://127.0.0.1:8000", false},
 	} {
-		if got := loopbackAttempt(sandbox.Attempt{What: c.what, Target: c.target}); got != c.loopback {
+		if got := (Attempt{What: c.what, Target: c.target}).Loopback(); got != c.loopback {
 			t.Errorf("%s %s: loopback %v, want %v", c.what, c.target, got, c.loopback)
 		}
 	}
