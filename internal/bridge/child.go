@@ -528,13 +528,9 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 		c.Kill()
 		return nil, nil, ctx.Err()
 	}
-	if tried := c.attempts(); len(tried) > 0 {
+	if why := guard.AttemptReason(c.attempts(), l.Pack.Fixture.Loopback); why != "" {
 		c.Kill()
-		what := "reached for the network"
-		if tried[0].What == "unix socket" {
-			what = "opened a unix socket"
-		}
-		return nil, nil, &LoadError{Reason: what + " while loading or constructing: " + tried[0].String()}
+		return nil, nil, &LoadError{Reason: why}
 	}
 	if !res.OK {
 		c.Kill()

@@ -1,11 +1,15 @@
 package bridge
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/plaios/plaios/internal/pack"
+	"github.com/plaios/plaios/internal/testenv"
+	"github.com/plaios/plaios/internal/workspace"
 )
 
 // TestPiPackage: export pi changes only the bytes of the Pi fields, in the layout the file
@@ -60,5 +64,101 @@ func TestPiPackage(t *testing.T) {
 				t.Errorf("a second run changes %q (%v)", again.Changes, err)
 			}
 		})
+	}
+}
+
+// TestLoopbackFixture: mcp serve and export hold a pack to what guard does while it loads: one
+// that tries the loopback does not load, with the sentence naming the fixture key, unless its
+// fixture says `loopback: true`; any other address fails it either way.
+func TestLoopbackFixture(t *testing.T) {
+	t.Parallel()
+	ext := func(url string) string {
+		return `await fetch('` + url + `').catch(() => {});
+export default function (pi) {
+  pi.registerTool({ name: 'models', label: 'Models', description: 'Local models.', parameters: { type: 'object', properties: {} },
+    async execute() { return { content: [] }; } });
+}
+`
+	}
+	for _, c := range []struct {
+		name, url string
+		loopback  bool
+		reason    string // "" when it loads
+	}{
+		{"loopback refused", "http://127.0.0.1:8000/v1/models", false, "reached for the network while loading or constructing: fetch http://127.0.0.1:8000/v1/models; a pack whose work is finding a server on the user's own machine may try the loopback: give its folder `loopback: true` in fixtures"},
+		{"loopback allowed", "http://127.0.0.1:8000/v1/models", true, ""},
+		{"beyond the loopback", "http://192.0.2.7:8000/v1/models", true, "reached for the network while loading or constructing: fetch http://192.0.2.7:8000/v1/models"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := t.TempDir()
+			// As root the child runs as nobody, which must reach what it is shown.
+			os.Chmod(base, 0o755)
+			os.Chmod(filepath.Dir(base), 0o755)
+			dir := filepath.Join(base, "local-models")
+			testenv.WriteFiles(t, dir, map[string]string{
+				"package.json": `{"name":"local-models","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./ext/index.js"]}}`,
+				"ext/index.js": ext(c.url),
+			})
+			p, err := Open(dir, pack.None, map[string]workspace.Fixture{".": {Loopback: c.loopback}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Fixture.Loopback != c.loopback {
+				t.Fatalf("the fixture's loopback is %v", p.Fixture.Loopback)
+			}
+			l, err := NewLoader(context.Background(), &Loader{Pack: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			res, err := Load(context.Background(), l)
+			switch {
+			case c.reason == "" && (err != nil || len(res.Tools) != 1):
+				t.Fatalf("did not load: %v", err)
+			case c.reason != "" && (err == nil || err.Error() != c.reason):
+				t.Fatalf("error %v\nwant %s", err, c.reason)
+			}
+		})
+	}
+}
+
+// TestPiHostBesideThePack: a TypeScript Pi extension loads in mcp serve's and export's child
+// with the Pi the pack's workspace has installed (here linked from the test cache into the
+// pack's node_modules), found as node finds it from the pack: the child's project links only
+// the pack, and the extension needs Pi's loader (jiti) and its typebox. pi-web-access 0.28.0,
+// published, did not load before ("… is TypeScript, which Pi compiles with jiti …").
+func TestPiHostBesideThePack(t *testing.T) {
+	t.Parallel()
+	piBin, _, _ := testenv.Pi(t)
+	base := t.TempDir()
+	// As root the child runs as nobody, which must reach what it is shown.
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755)
+	dir := filepath.Join(base, "weather")
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"weather","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./extensions/index.ts"]},"peerDependencies":{"@earendil-works/pi-coding-agent":"*","typebox":"*"}}`,
+		"extensions/index.ts": `import { Type } from 'typebox';
+enum Unit { Celsius = 'C' }
+export default function (pi: { registerTool(t: unknown): void }): void {
+  pi.registerTool({ name: 'weather_' + Unit.Celsius, label: 'Weather', description: 'The weather.',
+    parameters: Type.Object({ city: Type.String() }),
+    async execute(_id: string, p: { city: string }) { return { content: [{ type: 'text', text: p.city }], details: {} }; } });
+}
+`,
+	})
+	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(piBin)), "@earendil-works", "pi-coding-agent"), link); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(dir, pack.None, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := loadWith(t, &Loader{Pack: p, Node: filepath.Join(testenv.Node24(t), "node")})
+	if len(res.Tools) != 1 || res.Tools[0].Name != "weather_C" || !strings.Contains(string(res.Tools[0].InputSchema), `"city"`) {
+		t.Fatalf("tools %+v", res.Tools)
 	}
 }

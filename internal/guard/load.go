@@ -230,19 +230,8 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		r.fail("%s", limitReason(res, describeStage(stage, r.Check)))
 		return
 	}
-	attempts := res.Attempts
-	if g.fixture(r.Dir).Loopback {
-		attempts = beyondLoopback(attempts)
-	}
-	if len(attempts) > 0 {
-		a := attempts[0]
-		if a.What == "unix socket" {
-			r.fail("opened a unix socket while loading or constructing: %s", a)
-		} else if a.Loopback() {
-			r.fail("reached for the network while loading or constructing: %s; a pack whose work is finding a server on the user's own machine may try the loopback: give its folder `loopback: true` in fixtures", a)
-		} else {
-			r.fail("reached for the network while loading or constructing: %s", a)
-		}
+	if why := AttemptReason(res.Attempts, g.fixture(r.Dir).Loopback); why != "" {
+		r.fail("%s", why)
 	}
 	switch {
 	case res.TimedOut:
@@ -488,15 +477,22 @@ func (g *run) hostMountList() []sandbox.Mount {
 	return append([]sandbox.Mount(nil), g.hostMounts...)
 }
 
-// beyondLoopback leaves out the attempts to reach the loopback (127.0.0.0/8, ::1, localhost):
-// what a pack whose fixture allows the loopback may try while it loads. Every other attempt
-// stays, a unix socket and a spawned network tool among them.
-func beyondLoopback(attempts []sandbox.Attempt) []sandbox.Attempt {
-	var out []sandbox.Attempt
+// AttemptReason is why a pack that tried the network or a unix socket while it loaded fails
+// there (guard's load, and mcp serve's and export's), "" when nothing it tried counts: with
+// loopback (its fixture's `loopback: true`) an attempt to reach the loopback does not. A
+// loopback attempt that counts names the fixture key that would allow it.
+func AttemptReason(attempts []sandbox.Attempt, loopback bool) string {
 	for _, a := range attempts {
-		if !a.Loopback() {
-			out = append(out, a)
+		switch {
+		case a.Loopback() && loopback:
+			continue
+		case a.What == "unix socket":
+			return "opened a unix socket while loading or constructing: " + a.String()
+		case a.Loopback():
+			return "reached for the network while loading or constructing: " + a.String() + "; a pack whose work is finding a server on the user's own machine may try the loopback: give its folder `loopback: true` in fixtures"
+		default:
+			return "reached for the network while loading or constructing: " + a.String()
 		}
 	}
-	return out
+	return ""
 }

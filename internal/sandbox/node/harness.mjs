@@ -456,7 +456,7 @@ async function plaios() {
 // project links (the workspace's own: guard never installs it; plugin-state-store-*.mjs,
 // SQLite) in a state folder of this load's own, since a plugin that keeps state (a channel's
 // bindings, an activity's widgets) opens its stores while it registers and reads them back at
-// once; without an openclaw to make them they are stand-ins.
+// once; without an openclaw to make them (hostDir) they are stand-ins.
 async function openclawRuntime(pluginId, packageName) {
   const id = typeof pluginId === 'string' && pluginId !== '' ? pluginId : 'plaios-guard';
   const storeMethods = ['openKeyedStore', 'openSyncKeyedStore', 'openBlobStore'];
@@ -471,7 +471,10 @@ async function openclawRuntime(pluginId, packageName) {
   }
   let stores;
   try {
-    const require = createRequire(path.join(cwd, 'package.json'));
+    const host = hostDir('openclaw');
+    if (!host) return callableInert();
+    // Resolved as a package next to it resolves it: through openclaw's exports.
+    const require = createRequire(path.join(path.dirname(host), 'plaios-guard.js'));
     stores = await import(pathToFileURL(require.resolve('openclaw/plugin-sdk/plugin-state-store-runtime')).href);
   } catch {
     return callableInert();
@@ -577,14 +580,39 @@ async function openclaw() {
 
 const piContext = hostObject({ cwd, hasUI: false });
 
-// piHost returns the extension loader of the workspace's own Pi (the host package, which
-// guard links into the project and never installs): loadExtensions of
+// hostDir is the real folder of a host package, the runtime itself, which is never installed
+// with a pack: the one guard links into its project, else (mcp serve and export, whose project
+// links only the pack) the one node finds from the pack's real folder, in a node_modules above
+// it. null when there is none.
+function hostDir(name) {
+  const starts = [];
+  for (const f of [input.packageDir, ...(input.files || [])]) {
+    if (typeof f !== 'string' || f === '') continue;
+    try {
+      starts.push(fs.realpathSync(f));
+    } catch {
+      // not there: nothing to start from
+    }
+  }
+  const inProject = path.join(cwd, 'node_modules', name);
+  if (fs.existsSync(inProject)) return fs.realpathSync(inProject);
+  for (const start of starts) {
+    for (let dir = start; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
+      const candidate = path.join(dir, 'node_modules', name);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
+    }
+  }
+  return null;
+}
+
+// piHost returns the extension loader of the workspace's own Pi (hostDir): loadExtensions of
 // @earendil-works/pi-coding-agent's dist/core/extensions/loader.js (Pi 1.6.0), which loads
 // each file through jiti (TypeScript included) with Pi's aliases (its core packages and
 // typebox resolve to its own copies) and hands it Pi's real API. null without one.
 async function piHost() {
   try {
-    const host = fs.realpathSync(path.join(cwd, 'node_modules', '@earendil-works', 'pi-coding-agent'));
+    const host = hostDir('@earendil-works/pi-coding-agent');
+    if (!host) return null;
     const mod = await import(pathToFileURL(path.join(host, 'dist', 'core', 'extensions', 'loader.js')).href);
     return typeof mod.loadExtensions === 'function' ? mod.loadExtensions : null;
   } catch {
