@@ -123,42 +123,66 @@ export default function (pi) {
 }
 
 // TestPiHostBesideThePack: a TypeScript Pi extension loads in mcp serve's and export's child
-// with the Pi the pack's workspace has installed (here linked from the test cache into the
-// pack's node_modules), found as node finds it from the pack: the child's project links only
-// the pack, and the extension needs Pi's loader (jiti) and its typebox. pi-web-access 0.28.0,
-// published, did not load before ("… is TypeScript, which Pi compiles with jiti …").
+// with the Pi the pack's workspace has installed (here linked from the test cache), found as
+// node finds it from the pack: the child's project links only the pack, and the extension
+// needs Pi's loader (jiti) and its typebox. Two layouts: Pi in the pack's own node_modules (a
+// pack's folder in a workspace; published pi-web-access 0.28.0 did not load, "… is TypeScript,
+// which Pi compiles with jiti …"), and the pack installed as a dependency of a project, its own
+// dependency hoisted beside it (`npm install pi-web-access`, then `plaios mcp serve
+// node_modules/pi-web-access`, with the Pi 0.99.1 npm installed beside it: its jiti resolved
+// the extension's imports from the project's link to the pack instead of its real file,
+// "Cannot find module 'p-limit'"; the pinned Pi 1.6.0 canonicalizes the path itself, so here
+// this layout holds what the child is shown, and the harness hands Pi real paths either way).
 func TestPiHostBesideThePack(t *testing.T) {
 	t.Parallel()
 	piBin, _, _ := testenv.Pi(t)
-	base := t.TempDir()
-	// As root the child runs as nobody, which must reach what it is shown.
-	os.Chmod(base, 0o755)
-	os.Chmod(filepath.Dir(base), 0o755)
-	dir := filepath.Join(base, "weather")
-	testenv.WriteFiles(t, dir, map[string]string{
-		"package.json": `{"name":"weather","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./extensions/index.ts"]},"peerDependencies":{"@earendil-works/pi-coding-agent":"*","typebox":"*"}}`,
-		"extensions/index.ts": `import { Type } from 'typebox';
-enum Unit { Celsius = 'C' }
+	piDir := filepath.Join(filepath.Dir(filepath.Dir(piBin)), "@earendil-works", "pi-coding-agent")
+	for _, installed := range []bool{false, true} {
+		name := "in-a-workspace"
+		if installed {
+			name = "installed-as-a-dependency"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			// As root the child runs as nobody, which must reach what it is shown.
+			os.Chmod(base, 0o755)
+			os.Chmod(filepath.Dir(base), 0o755)
+			dir, modules := filepath.Join(base, "weather"), filepath.Join(base, "weather", "node_modules")
+			if installed {
+				modules = filepath.Join(base, "project", "node_modules")
+				dir = filepath.Join(modules, "weather")
+			}
+			testenv.WriteFiles(t, dir, map[string]string{
+				"package.json": `{"name":"weather","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./extensions/index.ts"]},"dependencies":{"units":"1.0.0"},"peerDependencies":{"@earendil-works/pi-coding-agent":"*","typebox":"*"}}`,
+				"extensions/index.ts": `import { Type } from 'typebox';
+import { celsius } from 'units';
 export default function (pi: { registerTool(t: unknown): void }): void {
-  pi.registerTool({ name: 'weather_' + Unit.Celsius, label: 'Weather', description: 'The weather.',
+  pi.registerTool({ name: 'weather_' + celsius, label: 'Weather', description: 'The weather.',
     parameters: Type.Object({ city: Type.String() }),
     async execute(_id: string, p: { city: string }) { return { content: [{ type: 'text', text: p.city }], details: {} }; } });
 }
 `,
-	})
-	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(piBin)), "@earendil-works", "pi-coding-agent"), link); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Open(dir, pack.None, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := loadWith(t, &Loader{Pack: p, Node: filepath.Join(testenv.Node24(t), "node")})
-	if len(res.Tools) != 1 || res.Tools[0].Name != "weather_C" || !strings.Contains(string(res.Tools[0].InputSchema), `"city"`) {
-		t.Fatalf("tools %+v", res.Tools)
+			})
+			testenv.WriteFiles(t, filepath.Join(modules, "units"), map[string]string{
+				"package.json": `{"name":"units","version":"1.0.0","type":"module","exports":"./index.js"}`,
+				"index.js":     "export const celsius = 'C';\n",
+			})
+			link := filepath.Join(modules, "@earendil-works", "pi-coding-agent")
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(piDir, link); err != nil {
+				t.Fatal(err)
+			}
+			p, err := Open(dir, pack.None, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := loadWith(t, &Loader{Pack: p, Node: filepath.Join(testenv.Node24(t), "node")})
+			if len(res.Tools) != 1 || res.Tools[0].Name != "weather_C" || !strings.Contains(string(res.Tools[0].InputSchema), `"city"`) {
+				t.Fatalf("tools %+v", res.Tools)
+			}
+		})
 	}
 }

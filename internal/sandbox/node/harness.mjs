@@ -580,6 +580,15 @@ async function openclaw() {
 
 const piContext = hostObject({ cwd, hasUI: false });
 
+// realPath is p with every link resolved, or p when it cannot be.
+function realPath(p) {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 // hostDir is the real folder of a host package, the runtime itself, which is never installed
 // with a pack: the one guard links into its project, else (mcp serve and export, whose project
 // links only the pack) the one node finds from the pack's real folder, in a node_modules above
@@ -587,12 +596,7 @@ const piContext = hostObject({ cwd, hasUI: false });
 function hostDir(name) {
   const starts = [];
   for (const f of [input.packageDir, ...(input.files || [])]) {
-    if (typeof f !== 'string' || f === '') continue;
-    try {
-      starts.push(fs.realpathSync(f));
-    } catch {
-      // not there: nothing to start from
-    }
+    if (typeof f === 'string' && f !== '' && fs.existsSync(f)) starts.push(realPath(f));
   }
   const inProject = path.join(cwd, 'node_modules', name);
   if (fs.existsSync(inProject)) return fs.realpathSync(inProject);
@@ -635,7 +639,11 @@ async function pi() {
     stage('register');
     let loaded;
     try {
-      loaded = await loadExtensions(files, cwd);
+      // Each file by its real path, as Pi finds an installed package's: Pi 0.x's jiti resolves
+      // an extension's imports from the path it is given (Pi 1.x canonicalizes it first), and
+      // the bridge's project reaches the pack through a link, beside which its hoisted
+      // dependencies are not.
+      loaded = await loadExtensions(files.map(realPath), cwd);
     } catch (err) {
       fail(`Pi's extension loader threw: ${message(err)}`);
     }
