@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -70,7 +73,9 @@ func PiEntry(p *Pack) string {
 }
 
 // PiPackage edits package.json for Pi: the pi field naming the extension entry, the Pi core
-// packages as peers with range "*", and the pi-package keyword. Only the bytes of what changes
+// packages its code imports as peers with range "*" (Pi's docs/packages.md, "Declare
+// dependencies": Pi supplies them, so a package declares them as peers and never bundles
+// them; a core package already a peer gets "*" too), and the pi-package keyword. Only the bytes of what changes
 // are touched: the rest of the file keeps its layout, indentation and key order.
 func PiPackage(p *Pack, entry string) (*PiResult, error) {
 	file := filepath.Join(p.Dir, "package.json")
@@ -119,12 +124,27 @@ func PiPackage(p *Pack, entry string) (*PiResult, error) {
 		}
 	}
 
-	// peerDependencies
+	// peerDependencies: each Pi core package the shipped code imports, and each one already
+	// a peer, with "*".
+	imported, err := piCoreImported(p)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the files npm packs: %v", err)
+	}
 	peers := root.Get("peerDependencies")
+	if peers != nil && peers.Kind != jsonpos.Object {
+		return nil, fmt.Errorf(`package.json's "peerDependencies" is not an object`)
+	}
+	var need []string
+	for _, name := range pack.PiCorePackages {
+		if imported[name] || peers.Member(name) != nil {
+			need = append(need, name)
+		}
+	}
 	switch {
-	case peers == nil || (peers.Kind == jsonpos.Object && len(peers.Members) == 0):
+	case len(need) == 0:
+	case peers == nil || len(peers.Members) == 0:
 		o := jsonpos.NewOrderedObject()
-		for _, name := range pack.PiCorePackages {
+		for _, name := range need {
 			o.Set(name, "*")
 		}
 		if peers == nil {
@@ -132,11 +152,9 @@ func PiPackage(p *Pack, entry string) (*PiResult, error) {
 		} else {
 			e.replace(peers, o)
 		}
-		r.Changes = append(r.Changes, "peerDependencies: the Pi core packages with \"*\"")
-	case peers.Kind != jsonpos.Object:
-		return nil, fmt.Errorf(`package.json's "peerDependencies" is not an object`)
+		r.Changes = append(r.Changes, fmt.Sprintf("peerDependencies: %s with \"*\"", strings.Join(need, ", ")))
 	default:
-		for _, name := range pack.PiCorePackages {
+		for _, name := range need {
 			m := peers.Member(name)
 			switch {
 			case m == nil:
@@ -175,6 +193,84 @@ func PiPackage(p *Pack, entry string) (*PiResult, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// piCoreImported are the Pi core packages the pack's code names as a module: a quoted
+// specifier of the package or a path in it ('typebox', "@earendil-works/pi-tui/dist/x.js") in
+// a JavaScript or TypeScript file npm packs. Bundled packages (node_modules) are not the
+// pack's code, and declaration files are left out: a type-only import needs nothing at run
+// time. Each file is read in pieces, never whole.
+func piCoreImported(p *Pack) (map[string]bool, error) {
+	list, err := p.Pack.Shipped()
+	if err != nil {
+		return nil, err
+	}
+	var needles [][]byte
+	var names []string
+	for _, name := range pack.PiCorePackages {
+		for _, q := range []string{"'", `"`, "`"} {
+			for _, end := range []string{q, "/"} {
+				needles = append(needles, []byte(q+name+end))
+				names = append(names, name)
+			}
+		}
+	}
+	found := map[string]bool{}
+	buf := make([]byte, 64<<10)
+	for _, f := range list.Files() {
+		if !isScript(f) || f == "node_modules" || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/") {
+			continue
+		}
+		if err := scanFile(p.Pack.WS.FS, path.Join(p.Pack.Dir, f), buf, needles, func(i int) { found[names[i]] = true }); err != nil {
+			return nil, err
+		}
+		if len(found) == len(pack.PiCorePackages) {
+			break
+		}
+	}
+	return found, nil
+}
+
+// isScript says whether a file is JavaScript or TypeScript other than a declaration file.
+func isScript(name string) bool {
+	switch path.Ext(name) {
+	case ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx":
+		return !strings.HasSuffix(name, ".d.ts") && !strings.HasSuffix(name, ".d.mts") && !strings.HasSuffix(name, ".d.cts")
+	}
+	return false
+}
+
+// scanFile calls hit with the index of each needle found in the file, reading it through buf
+// with an overlap of the longest needle, so that one split across two reads is found too.
+func scanFile(fsys fs.FS, name string, buf []byte, needles [][]byte, hit func(int)) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	keep := 0
+	for _, n := range needles {
+		keep = max(keep, len(n)-1)
+	}
+	have := 0
+	for {
+		n, err := io.ReadFull(f, buf[have:])
+		have += n
+		for i, needle := range needles {
+			if bytes.Contains(buf[:have], needle) {
+				hit(i)
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		tail := min(keep, have)
+		copy(buf, buf[have-tail:have])
+		have = tail
+	}
 }
 
 func containsString(list []string, s string) bool {

@@ -13,34 +13,66 @@ import (
 )
 
 // TestPiPackage: export pi changes only the bytes of the Pi fields, in the layout the file
-// already has, and a second run changes nothing.
+// already has, and a second run changes nothing. The peers it adds are the Pi core packages
+// the shipped code imports (not those only a declaration file, a bundled package or a README
+// names): published @aliou/pi-processes, which imports four, failed `export pi --check` for
+// lacking the fifth.
 func TestPiPackage(t *testing.T) {
+	// A specifier split across two of the scan's 64 KiB reads.
+	split := "//" + strings.Repeat("x", 64<<10-14) + "\nimport 'typebox';\n"
+	if i := strings.Index(split, "'typebox'"); i >= 64<<10 || i+len("'typebox'") <= 64<<10 {
+		t.Fatalf("the specifier is at %d, not across the first read", i)
+	}
 	cases := []struct {
 		name, in, want string
+		files          map[string]string
 		changes        int
 	}{
 		{
-			name:    "nothing yet, four spaces",
-			in:      "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\"]\n}\n",
-			want:    "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\", \"pi-package\"],\n    \"pi\": {\n        \"extensions\": [\n            \"./dist/index.js\"\n        ]\n    },\n    \"peerDependencies\": {\n        \"@earendil-works/pi-coding-agent\": \"*\",\n        \"@earendil-works/pi-ai\": \"*\",\n        \"@earendil-works/pi-agent-core\": \"*\",\n        \"@earendil-works/pi-tui\": \"*\",\n        \"typebox\": \"*\"\n    }\n}\n",
+			name: "nothing yet, four spaces",
+			in:   "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\"]\n}\n",
+			files: map[string]string{
+				"dist/index.js":   "import { Type } from \"typebox\";\nimport { stream } from '@earendil-works/pi-ai/dist/stream.js';\n",
+				"dist/index.d.ts": "import type { ExtensionAPI } from \"@earendil-works/pi-coding-agent\";\n",
+				"README.md":       "Uses \"@earendil-works/pi-tui\".\n",
+			},
+			want:    "{\n    \"name\": \"@x/pi-a\",\n    \"main\": \"dist/index.js\",\n    \"keywords\": [\"a\", \"pi-package\"],\n    \"pi\": {\n        \"extensions\": [\n            \"./dist/index.js\"\n        ]\n    },\n    \"peerDependencies\": {\n        \"@earendil-works/pi-ai\": \"*\",\n        \"typebox\": \"*\"\n    }\n}\n",
 			changes: 3,
 		},
 		{
 			name:    "some peers, multi-line keywords, tabs, an existing pi field",
 			in:      "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"^1.0.0\",\n\t\t\"@earendil-works/pi-ai\": \"*\"\n\t}\n}\n",
-			want:    "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\",\n\t\t\"pi-package\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"*\",\n\t\t\"@earendil-works/pi-ai\": \"*\",\n\t\t\"@earendil-works/pi-coding-agent\": \"*\",\n\t\t\"@earendil-works/pi-agent-core\": \"*\",\n\t\t\"@earendil-works/pi-tui\": \"*\"\n\t}\n}\n",
-			changes: 5,
+			files:   map[string]string{"lib/main.js": "const { x } = require('@earendil-works/pi-coding-agent');\nconst tui = require(\"@earendil-works/pi-tui\");\n"},
+			want:    "{\n\t\"name\": \"@x/pi-b\",\n\t\"keywords\": [\n\t\t\"b\",\n\t\t\"pi-package\"\n\t],\n\t\"pi\": {\"extensions\": [\"./lib/main.js\"]},\n\t\"peerDependencies\": {\n\t\t\"typebox\": \"*\",\n\t\t\"@earendil-works/pi-ai\": \"*\",\n\t\t\"@earendil-works/pi-coding-agent\": \"*\",\n\t\t\"@earendil-works/pi-tui\": \"*\"\n\t}\n}\n",
+			changes: 4,
 		},
 		{
 			name:    "empty objects and arrays, CRLF",
 			in:      "{\r\n  \"name\": \"@x/pi-c\",\r\n  \"exports\": {\".\": {\"import\": \"./out/x.js\"}},\r\n  \"keywords\": [],\r\n  \"peerDependencies\": {}\r\n}\r\n",
-			want:    "{\r\n  \"name\": \"@x/pi-c\",\r\n  \"exports\": {\".\": {\"import\": \"./out/x.js\"}},\r\n  \"keywords\": [\"pi-package\"],\r\n  \"peerDependencies\": {\r\n    \"@earendil-works/pi-coding-agent\": \"*\",\r\n    \"@earendil-works/pi-ai\": \"*\",\r\n    \"@earendil-works/pi-agent-core\": \"*\",\r\n    \"@earendil-works/pi-tui\": \"*\",\r\n    \"typebox\": \"*\"\r\n  },\r\n  \"pi\": {\r\n    \"extensions\": [\r\n      \"./out/x.js\"\r\n    ]\r\n  }\r\n}\r\n",
+			files:   map[string]string{"out/x.js": "const core = await import(`@earendil-works/pi-agent-core`);\n"},
+			want:    "{\r\n  \"name\": \"@x/pi-c\",\r\n  \"exports\": {\".\": {\"import\": \"./out/x.js\"}},\r\n  \"keywords\": [\"pi-package\"],\r\n  \"peerDependencies\": {\r\n    \"@earendil-works/pi-agent-core\": \"*\"\r\n  },\r\n  \"pi\": {\r\n    \"extensions\": [\r\n      \"./out/x.js\"\r\n    ]\r\n  }\r\n}\r\n",
 			changes: 3,
+		},
+		{
+			name:    "a specifier across two reads",
+			in:      "{\n  \"name\": \"@x/pi-d\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]}\n}\n",
+			files:   map[string]string{"index.js": split},
+			want:    "{\n  \"name\": \"@x/pi-d\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]},\n  \"peerDependencies\": {\n    \"typebox\": \"*\"\n  }\n}\n",
+			changes: 1,
+		},
+		{
+			// Pi's own example extensions import nothing of Pi's: they use the API they are given.
+			name:    "no core package imported",
+			in:      "{\n  \"name\": \"@x/pi-e\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]},\n  \"dependencies\": {\"ms\": \"2.1.3\"}\n}\n",
+			files:   map[string]string{"index.js": "import ms from 'ms';\nexport default function (pi) { pi.on('session_start', () => ms('1s')); }\n"},
+			want:    "{\n  \"name\": \"@x/pi-e\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]},\n  \"dependencies\": {\"ms\": \"2.1.3\"}\n}\n",
+			changes: 0,
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
+			testenv.WriteFiles(t, dir, c.files)
 			if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(c.in), 0o644); err != nil {
 				t.Fatal(err)
 			}

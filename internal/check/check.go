@@ -332,13 +332,7 @@ func (p *Pass) PackManager() string {
 
 // Shipped returns the files npm would pack (nil with the error when they cannot be listed).
 func (p *Pass) Shipped() (*packlist.List, error) {
-	p.listOnce.Do(func() {
-		root := ""
-		if p.Pack.Dir != "." && p.WS.Source != "single" {
-			root = "."
-		}
-		p.list, p.listErr = packlist.Load(p.WS.FS, p.Pack.Dir, packlist.Options{WorkspaceRoot: root})
-	})
+	p.listOnce.Do(func() { p.list, p.listErr = p.Pack.Shipped() })
 	return p.list, p.listErr
 }
 

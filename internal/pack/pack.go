@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/plaios/plaios/internal/npm/packlist"
 	"github.com/plaios/plaios/internal/workspace"
 )
 
@@ -62,6 +63,16 @@ type Pack struct {
 	PLAIOS   *PLAIOSModel   // agent-os.package.yaml
 	OpenClaw *OpenClawModel // openclaw.plugin.json
 	Pi       *PiModel       // package.json "pi"
+}
+
+// Shipped lists the files npm would pack for the package (packlist.Load; a package inside a
+// workspace reads the root's .npmignore rules too).
+func (p *Pack) Shipped() (*packlist.List, error) {
+	root := ""
+	if p.Dir != "." && p.WS.Source != "single" {
+		root = "."
+	}
+	return packlist.Load(p.WS.FS, p.Dir, packlist.Options{WorkspaceRoot: root})
 }
 
 // JSON is the package's package.json.
