@@ -6,14 +6,14 @@ import (
 )
 
 // LoadedFiles are the files of the pack that its runtime loads, as package paths ("./dist/index.js"):
-// an OpenClaw plugin's openclaw.extensions entry, a Pi package's pi.extensions entries (else its
+// the file an installed openclaw loads for an OpenClaw plugin's first entry (OpenClawEntry), a Pi package's pi.extensions entries (else its
 // main entry), each PLAIOS interface's entry resolved through exports, and otherwise the file
 // `import "<name>"` loads.
 func LoadedFiles(p *Pack) []string {
 	pj := p.Pack.Pkg.JSON.Value
 	switch p.Runtime() {
 	case pack.OpenClaw:
-		if e := EntryFile(p, "openclaw"); e != "" {
+		if e := OpenClawEntry(p); e != "" {
 			return []string{e}
 		}
 		return nil

@@ -164,7 +164,7 @@ type OpenClawExportResult struct {
 // Run loads the plugin's built entry and builds (and writes) its manifest.
 func (e OpenClawExport) Run(ctx context.Context) (*OpenClawExportResult, error) {
 	noEntry := e.Path + ` is not an OpenClaw plugin: its package.json has no openclaw.extensions naming the built entry (such as ["./dist/index.js"])`
-	p, _, err := e.openBuiltEntry(pack.OpenClaw, func(p *Pack) string { return EntryFile(p, "openclaw") }, noEntry, "plugin")
+	p, _, err := e.openBuiltEntry(pack.OpenClaw, OpenClawEntry, noEntry, "plugin")
 	if err != nil {
 		return nil, err
 	}

@@ -20,13 +20,24 @@ type OpenClawResult struct {
 	Metadata bool // the entry is a defineToolPlugin entry: the manifest is exactly `openclaw plugins build`'s
 }
 
-// OpenClawManifest builds openclaw.plugin.json from what the plugin's built entry exposes, as
-// `openclaw plugins build` does (openclaw 2026.9): the keys already in the file keep their
-// place; id, name, description, configSchema and activation come from the entry (a
-// defineToolPlugin entry's metadata, else the plugin entry's own fields and the tools its
-// register(api) registers), version from package.json; contracts (with tools, the names in
-// registration order) and toolMetadata (the optional tools) go last. Drift is judged as
-// OpenClaw judges it, by deep equality whatever the order of keys.
+// OpenClawManifest builds openclaw.plugin.json from what the plugin's built entry exposes.
+//
+// A defineToolPlugin entry gets exactly what `openclaw plugins build` writes (openclaw 2026.9):
+// the keys already in the file keep their place; id, name, description, configSchema and
+// activation come from the entry's metadata, version from package.json; contracts (with tools,
+// the names in registration order) and toolMetadata (the optional tools) go last.
+//
+// Any other entry (definePluginEntry, a register(api) object) has no metadata openclaw can
+// build a manifest from (`plugins build` refuses it: "plugin entry does not expose tool or
+// feature authoring metadata"), and its tools are known only by registering them, some only
+// when configured (@openclaw/codex's, @openclaw/whatsapp's call tool). Without a manifest,
+// export writes one from the entry (id, name, description, configSchema), version and the tools
+// it registered. With one, the file is its author's: export adds to contracts.tools each tool
+// the entry registers that it does not list (openclaw drops such a registration, "plugin must
+// declare contracts.tools"), marks optional ones in toolMetadata, fills in a missing id or
+// configSchema, and changes nothing else, keeping the tools it lists and does not see.
+//
+// Drift is judged as OpenClaw judges it, by deep equality whatever the order of keys.
 func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 	out := &OpenClawResult{File: filepath.Join(p.Dir, pack.OpenClawManifest)}
 	var existing *object
@@ -48,18 +59,7 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 	if version == "" {
 		version = "0.0.0"
 	}
-	m := existing.Clone()
-	m.Delete("contracts")
-	m.Delete("toolMetadata")
-	assign := func(k string, v any, present bool) {
-		if present && v != nil {
-			m.Set(k, v)
-		} else if present {
-			m.Set(k, nil)
-		} else {
-			m.Delete(k) // JSON.stringify drops an undefined value
-		}
-	}
+	var m *object
 	var tools []string
 	optional := map[string]bool{}
 	if len(res.Result.ToolPlugin) > 0 {
@@ -68,14 +68,15 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 			return nil, err
 		}
 		mo, _ := meta.(*object)
+		m = existing.Clone()
+		m.Delete("contracts")
+		m.Delete("toolMetadata")
 		for _, k := range []string{"id", "name", "description"} {
-			v, ok := mo.Get(k)
-			assign(k, v, ok)
+			assign(m, mo, k)
 		}
 		m.Set("version", version)
 		for _, k := range []string{"configSchema", "activation"} {
-			v, ok := mo.Get(k)
-			assign(k, v, ok)
+			assign(m, mo, k)
 		}
 		list, _ := mo.Get("tools")
 		items, _ := list.([]any)
@@ -89,6 +90,7 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 			}
 		}
 		out.Metadata = true
+		setContracts(m, existing, tools, optional, true)
 	} else {
 		var entry *object
 		if len(res.Result.PluginEntry) > 0 {
@@ -99,19 +101,9 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 			entry, _ = e.(*object)
 		}
 		id, _ := entry.Get("id")
-		if s, _ := id.(string); s == "" {
+		if s, _ := id.(string); s == "" && !existing.Has("id") {
 			return nil, fmt.Errorf("the built entry's plugin has no id; give definePluginEntry (or defineToolPlugin) an id")
 		}
-		for _, k := range []string{"id", "name", "description"} {
-			v, ok := entry.Get(k)
-			assign(k, v, ok)
-		}
-		m.Set("version", version)
-		cs, ok := entry.Get("configSchema")
-		if !ok || cs == nil {
-			cs = parseMust(`{"type":"object","additionalProperties":false}`)
-		}
-		m.Set("configSchema", cs)
 		seen := map[string]bool{}
 		for _, n := range res.Result.Registered {
 			if !seen[n] {
@@ -122,24 +114,84 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 		for _, n := range res.Result.Optional {
 			optional[n] = true
 		}
+		if existing == nil {
+			m = jsonpos.NewOrderedObject()
+			for _, k := range []string{"id", "name", "description"} {
+				assign(m, entry, k)
+			}
+			m.Set("version", version)
+		} else {
+			m = existing.Clone()
+			if !m.Has("id") {
+				assign(m, entry, "id")
+			}
+		}
+		if !m.Has("configSchema") {
+			cs, ok := entry.Get("configSchema")
+			if !ok || cs == nil {
+				cs = parseMust(`{"type":"object","additionalProperties":false}`)
+			}
+			m.Set("configSchema", cs)
+		}
+		setContracts(m, existing, tools, optional, existing == nil)
 	}
+	out.Tools = tools
+	out.New = stringify(m)
+	out.Drift = existing == nil || !sameJSON(existing, m)
+	return out, nil
+}
+
+// assign sets m[k] to from[k] as JavaScript's object spread does: a key from has (null
+// included) is set, a key it lacks (undefined) is dropped, as JSON.stringify drops it.
+func assign(m, from *object, k string) {
+	if v, ok := from.Get(k); ok {
+		m.Set(k, v)
+	} else {
+		m.Delete(k)
+	}
+}
+
+// setContracts gives m the contracts.tools and toolMetadata of tools (optional ones marked),
+// keeping the other contracts and each tool's other metadata from existing. rebuild (openclaw's
+// own build, or a new file) writes exactly tools, after every other key; otherwise the tools
+// existing lists stay, in place, with the others appended.
+func setContracts(m, existing *object, tools []string, optional map[string]bool, rebuild bool) {
 	contracts := jsonpos.NewOrderedObject()
 	if c, ok := existing.Get("contracts"); ok {
 		if co, ok := c.(*object); ok {
 			contracts = co.Clone()
 		}
 	}
-	names := make([]any, len(tools))
-	for i, t := range tools {
-		names[i] = t
-	}
-	contracts.Set("tools", names)
-	m.Set("contracts", contracts)
 	var oldMeta *object
 	if tm, ok := existing.Get("toolMetadata"); ok {
 		oldMeta, _ = tm.(*object)
 	}
+	names := make([]any, 0, len(tools))
+	listed := map[string]bool{}
+	if !rebuild {
+		if l, ok := contracts.Get("tools"); ok {
+			items, _ := l.([]any)
+			for _, it := range items {
+				if s, ok := it.(string); ok {
+					listed[s] = true
+				}
+				names = append(names, it)
+			}
+		}
+	}
+	for _, t := range tools {
+		if !listed[t] {
+			listed[t] = true
+			names = append(names, t)
+		}
+	}
+	if rebuild || len(names) > 0 || contracts.Has("tools") {
+		contracts.Set("tools", names)
+	}
 	meta := jsonpos.NewOrderedObject()
+	if !rebuild && oldMeta != nil {
+		meta = oldMeta.Clone()
+	}
 	for _, t := range tools {
 		entry := jsonpos.NewOrderedObject()
 		if v, ok := oldMeta.Get(t); ok {
@@ -149,20 +201,23 @@ func OpenClawManifest(p *Pack, res *Loaded) (*OpenClawResult, error) {
 		}
 		if optional[t] {
 			entry.Set("optional", true)
-		} else {
+		} else if rebuild {
 			entry.Delete("optional")
 		}
 		if entry.Len() > 0 {
 			meta.Set(t, entry)
 		}
 	}
+	if rebuild {
+		m.Delete("contracts")
+		m.Delete("toolMetadata")
+	}
+	if contracts.Len() > 0 || rebuild {
+		m.Set("contracts", contracts)
+	}
 	if meta.Len() > 0 {
 		m.Set("toolMetadata", meta)
 	}
-	out.Tools = tools
-	out.New = stringify(m)
-	out.Drift = existing == nil || !sameJSON(existing, m)
-	return out, nil
 }
 
 func parseMust(s string) any {
@@ -279,7 +334,7 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
-// EntryFile is the built entry an OpenClaw plugin or Pi extension names first in package.json
+// EntryFile is the entry an OpenClaw plugin or Pi extension names first in package.json
 // (openclaw.extensions or pi.extensions), as a path inside the package.
 func EntryFile(p *Pack, field string) string {
 	list := p.Pack.Pkg.JSON.Value.Path(field, "extensions").Strings()
@@ -287,6 +342,36 @@ func EntryFile(p *Pack, field string) string {
 		return ""
 	}
 	return list[0]
+}
+
+// OpenClawEntry is the file an installed openclaw loads for the plugin's first
+// openclaw.extensions entry, as a path inside the package (pack.OpenClawEntries, as guard
+// resolves a packed plugin's): the openclaw.runtimeExtensions entry paired with it (the
+// official plugins' layout: ./index.ts in extensions, ./dist/index.js in runtimeExtensions);
+// for TypeScript source without one, the first built candidate that exists, else the first
+// openclaw looks for; else the entry itself. "" without openclaw.extensions.
+func OpenClawEntry(p *Pack) string {
+	entries, _, _ := pack.OpenClawEntries(p.Pack.Pkg.JSON.Value)
+	if len(entries) == 0 || !strings.HasPrefix(entries[0].Field, "openclaw.extensions[") {
+		return EntryFile(p, "openclaw") // a field openclaw refuses: validate and guard say why
+	}
+	e := entries[0]
+	if e.Runtime != nil {
+		return strings.TrimSpace(e.Runtime.Str)
+	}
+	src := strings.TrimSpace(e.Source.Str)
+	cands := pack.BuiltEntryCandidates(src)
+	for _, c := range cands {
+		if rel, ok := pack.InsidePackage(c); ok {
+			if st, err := os.Stat(filepath.Join(p.Dir, filepath.FromSlash(rel))); err == nil && !st.IsDir() {
+				return c
+			}
+		}
+	}
+	if len(cands) > 0 {
+		return cands[0]
+	}
+	return src
 }
 
 // jsonString is a Go string as JSON.stringify quotes it.

@@ -194,3 +194,96 @@ export default { id: 'clock', name: 'Clock', description: 'Clock.', register(api
 		t.Fatalf("tools %+v", res.Tools)
 	}
 }
+
+// TestOpenClawExportKeepsTheAuthorsManifest: a plugin whose entry is not a defineToolPlugin
+// (definePluginEntry, register(api)) and that has a manifest of its own, laid out as the
+// official @openclaw/* plugins are (TypeScript source in openclaw.extensions, the built file in
+// openclaw.runtimeExtensions). openclaw's own `plugins build` refuses such an entry ("does not
+// expose tool or feature authoring metadata"), so the manifest is its author's: export openclaw
+// finds the built entry through runtimeExtensions (it said "the built entry ./index.ts does not
+// exist" of every official plugin), keeps the name, description, configSchema, other contracts
+// and the declared tool the entry registers only when configured, and adds what openclaw would
+// drop: the registered tool the manifest does not declare, with its optional flag. Before, it
+// rewrote all 34 official plugins' manifests (names and descriptions from the entry, their
+// config schemas emptied, @openclaw/whatsapp's call tool dropped); each is up to date now.
+func TestOpenClawExportKeepsTheAuthorsManifest(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "echoes")
+	testenv.CopyTree(t, fixtureDir(t, "openclaw-entry"), dir)
+	manifest := `{
+  // The author's own.
+  id: "echoes",
+  name: "Echoes, by hand",
+  description: "What the author says of it.",
+  channels: ["echo"],
+  configSchema: { type: "object", additionalProperties: false, properties: { loud: { type: "boolean" } } },
+  contracts: { tools: ["echo_upper", "echo_when_configured"], webSearchProviders: ["echo"] },
+}
+`
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{
+  "name": "@bridge-fixture/openclaw-entry",
+  "version": "0.3.0",
+  "type": "module",
+  "files": ["dist", "openclaw.plugin.json"],
+  "peerDependencies": { "openclaw": ">=2026.5.17" },
+  "openclaw": { "extensions": ["./index.ts"], "runtimeExtensions": ["./dist/index.js"] }
+}
+`,
+		pack.OpenClawManifest: manifest,
+	})
+	run := func(check bool) *OpenClawExportResult {
+		t.Helper()
+		res, err := OpenClawExport{Target: Target{WorkDir: dir, Path: "."}, Check: check}.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(true)
+	want := `{
+  "id": "echoes",
+  "name": "Echoes, by hand",
+  "description": "What the author says of it.",
+  "channels": [
+    "echo"
+  ],
+  "configSchema": {
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+      "loud": {
+        "type": "boolean"
+      }
+    }
+  },
+  "contracts": {
+    "tools": [
+      "echo_upper",
+      "echo_when_configured",
+      "echo_fail"
+    ],
+    "webSearchProviders": [
+      "echo"
+    ]
+  },
+  "toolMetadata": {
+    "echo_fail": {
+      "optional": true
+    }
+  }
+}
+`
+	if !res.Drift || res.Written || string(res.New) != want {
+		t.Fatalf("--check: drift %v, written %v, manifest\n%s", res.Drift, res.Written, res.New)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, pack.OpenClawManifest)); string(data) != manifest {
+		t.Fatalf("--check changed the file:\n%s", data)
+	}
+	if res = run(false); !res.Written {
+		t.Fatal("export did not write the manifest")
+	}
+	if res = run(true); res.Drift {
+		t.Fatalf("after the export: drift\n%s", res.Diff())
+	}
+}
