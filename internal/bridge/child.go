@@ -294,6 +294,31 @@ func (l *Loader) secretEnv() map[string]string {
 	return m
 }
 
+// UnsetSecrets lists the AgentOS secrets the manifest requires (not optional) whose
+// variable (--secret's, the manifest's envVar, else the conventional name) is not set, each as
+// "id (VAR)".
+func (l *Loader) UnsetSecrets() []string {
+	a := l.Pack.Pack.AgentOS
+	if a == nil {
+		return nil
+	}
+	m := l.secretEnv()
+	var out []string
+	for _, s := range a.RequiredSecrets {
+		if s.ID == "" || s.Optional {
+			continue
+		}
+		env := m[s.ID]
+		if env == "" {
+			env = ConventionalEnv(s.ID)
+		}
+		if env != "" && l.getenv(env) == "" {
+			out = append(out, fmt.Sprintf("%s (%s)", s.ID, env))
+		}
+	}
+	return out
+}
+
 // SecretEnvNames lists the environment variables the pack's declared secrets are read from:
 // the mapped ones, and the conventional names of the declared ids nothing maps.
 func (l *Loader) SecretEnvNames() []string {

@@ -130,3 +130,49 @@ func TestHermesExportMerge(t *testing.T) {
 		t.Fatalf("empty filter: %v (exit %d)", err, exit.Code(err))
 	}
 }
+
+// TestServeSaysWhichRequiredSecretsAreUnset: a pack whose factory reads its required secrets
+// to construct (published @framers/agentos-ext-channel-irc: "Missing irc.host. Provide via
+// options, secrets[…], or IRC_HOST") does not load in mcp serve without them, and the sentence
+// names each unset one with its variable (the manifest's envVar, --secret's, else the
+// conventional name), leaving out the set and the optional ones; export, whose load is inert
+// (a placeholder for each required secret, as guard's), lists its tool; with the secrets set,
+// mcp serve does too.
+func TestServeSaysWhichRequiredSecretsAreUnset(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"package.json": `{"name": "@demo/agentos-ext-channel-chat", "version": "1.0.0", "type": "module", "main": "./index.js"}`,
+		"manifest.json": `{"id": "com.demo.chat", "name": "chat", "version": "1.0.0", "extensions": [{"kind": "tool", "id": "chat_send"}],
+  "requiredSecrets": ["chat.host", {"id": "chat.token", "envVar": "CHAT_BOT_TOKEN"}, "chat.nick", {"id": "chat.motd", "optional": true}]}`,
+		"index.js": `export function createExtensionPack(context) {
+  const s = context.options.secrets ?? {};
+  for (const id of ['chat.host', 'chat.token', 'chat.nick']) if (!s[id]) throw new Error('Missing ' + id + '.');
+  return { name: 'chat', descriptors: [{ id: 'chat_send', kind: 'tool', payload: { id: 'chat_send', name: 'chat_send', description: 'Send.', inputSchema: { type: 'object' }, async execute() { return { success: true, output: null }; } } }] };
+}
+`,
+	})
+	ctx := context.Background()
+	env := map[string]string{"CHAT_NICK": "bot"}
+	serve := Serve{Target: Target{WorkDir: root, Path: "."}, Getenv: func(k string) string { return env[k] }, Secrets: []string{"chat.host=MY_CHAT_HOST"}}
+	_, err := serve.Start(ctx)
+	want := "Missing chat.host; the secrets its manifest requires are not set: chat.host (MY_CHAT_HOST), chat.token (CHAT_BOT_TOKEN) (set them, or name other variables with --secret id=ENV_VAR)"
+	if exit.Code(err) != exit.Fail || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("without its secrets: %v (exit %d)\nwant the sentence to end %q", err, exit.Code(err), want)
+	}
+
+	res, err := HermesExport{Target: Target{WorkDir: root, Path: "."}, Executable: func() (string, error) { return "/usr/local/bin/plaios", nil }}.Run(ctx)
+	if err != nil || strings.Join(res.Server.Include, ",") != "chat_send" {
+		t.Fatalf("export hermes: %v, %+v", err, res)
+	}
+
+	env["MY_CHAT_HOST"], env["CHAT_BOT_TOKEN"] = "chat.example", "token"
+	s, err := serve.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if tools := s.Tools(); len(tools) != 1 || tools[0].Name != "chat_send" {
+		t.Fatalf("with its secrets: %+v", tools)
+	}
+}
