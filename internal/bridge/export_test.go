@@ -176,3 +176,36 @@ func TestServeSaysWhichRequiredSecretsAreUnset(t *testing.T) {
 		t.Fatalf("with its secrets: %+v", tools)
 	}
 }
+
+// TestInstalledWithoutItsBuild: a package installed in a node_modules that lacks the file its
+// runtime loads was published without its build (22 of the framers' published packs, such as
+// @framers/agentos-ext-channel-email 0.1.0: main dist/index.js, files without it); export and
+// mcp serve say so, instead of telling the user to run its build script inside node_modules.
+// The same package in a workspace's folder is one the user has not built yet.
+func TestInstalledWithoutItsBuild(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"package.json":  `{"name": "@demo/agentos-ext-unbuilt", "version": "0.1.0", "main": "dist/index.js", "scripts": {"build": "tsc"}}`,
+		"manifest.json": `{"id": "com.demo.unbuilt", "name": "unbuilt", "version": "0.1.0", "extensions": [{"kind": "tool", "id": "unbuilt_tool"}]}`,
+	}
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"package.json": `{"name": "consumer", "private": true, "dependencies": {"@demo/agentos-ext-unbuilt": "0.1.0"}}`})
+	installed := filepath.Join(root, "node_modules", "@demo", "agentos-ext-unbuilt")
+	writeTree(t, installed, files)
+	workspace := filepath.Join(t.TempDir(), "unbuilt")
+	writeTree(t, workspace, files)
+	exe := func() (string, error) { return "/usr/local/bin/plaios", nil }
+	for _, c := range []struct{ dir, path, want string }{
+		{root, "node_modules/@demo/agentos-ext-unbuilt", "@demo/agentos-ext-unbuilt was published without its build: it has no dist/index.js, the file its runtime loads, and an installed package is never built; install a version that ships it"},
+		{workspace, ".", "the package is not built (dist/index.js does not exist); run `npm run build` first"},
+	} {
+		_, err := HermesExport{Target: Target{WorkDir: c.dir, Path: c.path}, Executable: exe}.Run(context.Background())
+		if exit.Code(err) != exit.Fail || err.Error() != c.want {
+			t.Errorf("export hermes %s: %v (exit %d)\nwant %s", c.path, err, exit.Code(err), c.want)
+		}
+		_, err = Serve{Target: Target{WorkDir: c.dir, Path: c.path}, Getenv: func(string) string { return "" }}.Start(context.Background())
+		if exit.Code(err) != exit.Fail || err.Error() != c.want {
+			t.Errorf("mcp serve %s: %v (exit %d)\nwant %s", c.path, err, exit.Code(err), c.want)
+		}
+	}
+}
