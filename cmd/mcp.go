@@ -164,11 +164,6 @@ func mcpServeRun(ctx context.Context, opts *MCPServeOptions) error {
 		for _, n := range srv.Notes() {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", n)
 		}
-		if len(srv.Tools()) == 0 {
-			// A speech provider, a guardrail, a Pi extension of commands: it loads, and an MCP
-			// client gets an empty tool list.
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %s exposes no tool to serve\n", srv.Pack.Name())
-		}
 	}
 	if opts.List {
 		return writeToolList(opts.IO, opts.JSON, srv.Tools())

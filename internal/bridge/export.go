@@ -2,10 +2,13 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/guard"
 	"github.com/plaios/plaios/internal/pack"
 )
 
@@ -77,6 +80,16 @@ func (e HermesExport) Run(ctx context.Context) (*HermesExportResult, error) {
 	return out, e.merge(out)
 }
 
+// NoTool says that a loaded pack exposes no tool, and, for an OpenClaw plugin that registers
+// tool factories making none without configuration (every official channel plugin), which.
+func NoTool(name string, res *guard.HarnessResult) string {
+	msg := name + " exposes no tool to serve"
+	if res != nil && len(res.Registered) > 0 {
+		msg += fmt.Sprintf(": the tools it registers (%s) are made only once it is configured, and an OpenClaw plugin gets no configuration here", strings.Join(res.Registered, ", "))
+	}
+	return msg
+}
+
 // server is the mcp_servers entry for the loaded pack: its tools after the tag filters, the
 // names Hermes will register them under checked, the command that serves them.
 func (e HermesExport) server(p *Pack, l *Loader, res *Loaded) (HermesServer, error) {
@@ -85,7 +98,7 @@ func (e HermesExport) server(p *Pack, l *Loader, res *Loaded) (HermesServer, err
 		if len(e.IncludeTags)+len(e.ExcludeTags) > 0 {
 			return HermesServer{}, exit.Failf("no tool of %s is left by the tag filters; check --include-tag and --exclude-tag", p.Name())
 		}
-		return HermesServer{}, exit.Failf("%s exposes no tool to serve", p.Name())
+		return HermesServer{}, exit.Failf("%s", NoTool(p.Name(), res.Result))
 	}
 	name := e.ServerName
 	if name == "" {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/plaios/plaios/internal/exit"
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/testenv"
 )
@@ -285,5 +286,37 @@ func TestOpenClawExportKeepsTheAuthorsManifest(t *testing.T) {
 	}
 	if res = run(true); res.Drift {
 		t.Fatalf("after the export: drift\n%s", res.Diff())
+	}
+}
+
+// TestNoToolWithoutConfiguration: an OpenClaw plugin whose tool factories make nothing without
+// their configuration (every official channel plugin: @openclaw/feishu registers fourteen) is
+// refused by export hermes, and served by mcp serve with a warning, in a sentence that names
+// the tools and why none is made.
+func TestNoToolWithoutConfiguration(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "chat")
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":        `{"name": "@demo/chat", "version": "1.0.0", "type": "module", "openclaw": {"extensions": ["./dist/index.js"]}}`,
+		pack.OpenClawManifest: `{"id": "chat", "configSchema": {"type": "object"}, "contracts": {"tools": ["chat_send", "chat_read"]}}`,
+		"dist/index.js": `export default { id: 'chat', name: 'Chat', description: 'A chat channel.', register(api) {
+  const made = (name) => ({ name, description: name, parameters: { type: 'object', properties: {} }, async execute() { return { content: [] }; } });
+  api.registerTool((ctx) => (ctx.config && ctx.config.channels && ctx.config.channels.chat ? [made('chat_send'), made('chat_read')] : null), { names: ['chat_send', 'chat_read'] });
+} };
+`,
+	})
+	want := "@demo/chat exposes no tool to serve: the tools it registers (chat_send, chat_read) are made only once it is configured, and an OpenClaw plugin gets no configuration here"
+	target := Target{WorkDir: dir, Path: "."}
+	_, err := HermesExport{Target: target, Executable: func() (string, error) { return "plaios", nil }}.Run(context.Background())
+	if exit.Code(err) != exit.Fail || err.Error() != want {
+		t.Errorf("export hermes: %v (exit %d)\nwant %s", err, exit.Code(err), want)
+	}
+	s, err := Serve{Target: target, Getenv: func(string) string { return "" }}.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.Tools()) != 0 || strings.Join(s.Notes(), "\n") != want {
+		t.Errorf("mcp serve: tools %v, notes %q", s.Tools(), s.Notes())
 	}
 }

@@ -106,6 +106,9 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 		s.notes = append(s.notes, fmt.Sprintf("tool %s is left out: its secret %s is not set (set %s)", sk.Tool, strings.Join(sk.Secrets, ", "), strings.Join(sk.Env, ", ")))
 	}
 	tools := toolsOf(res)
+	if len(tools) == 0 {
+		s.notes = append(s.notes, NoTool(l.Pack.Name(), res))
+	}
 	// Every string that goes out is redacted, the tools' names, descriptions and schemas too.
 	for i := range tools {
 		t := &tools[i]
