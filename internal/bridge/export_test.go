@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/plaios/plaios/internal/exit"
+	"github.com/plaios/plaios/internal/testenv"
 	"github.com/plaios/plaios/internal/workspace"
 )
 
@@ -207,5 +208,35 @@ func TestInstalledWithoutItsBuild(t *testing.T) {
 		if exit.Code(err) != exit.Fail || err.Error() != c.want {
 			t.Errorf("mcp serve %s: %v (exit %d)\nwant %s", c.path, err, exit.Code(err), c.want)
 		}
+	}
+}
+
+// TestFixtureOfAnInstalledPack: a pack installed in a project's node_modules is no package of a
+// workspace, so its folder's key is its path from where the user is, as their .plaios.yaml names
+// it (node_modules/@framers/agentos-ext-telegram, whose factory needs options.botToken); export
+// and mcp serve load it with that fixture, and without it it does not load.
+func TestFixtureOfAnInstalledPack(t *testing.T) {
+	t.Parallel()
+	root := relayRepo(t)
+	project := t.TempDir()
+	testenv.CopyTree(t, filepath.Join(root, "packages", "relay"), filepath.Join(project, "node_modules", "@demo", "agentos-ext-relay"))
+	writeTree(t, project, map[string]string{"package.json": `{"name": "consumer", "private": true, "dependencies": {"@demo/agentos-ext-relay": "1.0.0"}}`})
+	exe := func() (string, error) { return "/usr/local/bin/plaios", nil }
+	path := "node_modules/@demo/agentos-ext-relay"
+	fixtures := map[string]workspace.Fixture{"./" + path: {Options: map[string]any{"retries": 2, "endpoint": "http://config"}}}
+	if _, err := (HermesExport{Target: Target{WorkDir: project, Path: path}, Executable: exe}).Run(context.Background()); exit.Code(err) != exit.Fail {
+		t.Fatalf("without the fixture: %v (exit %d), want exit 1", err, exit.Code(err))
+	}
+	res, err := HermesExport{Target: Target{WorkDir: project, Path: path, Fixtures: fixtures}, Executable: exe}.Run(context.Background())
+	if err != nil || strings.Join(res.Server.Include, ",") != "relay_ping,relay_send" {
+		t.Fatalf("export hermes with the fixture: %v %+v", err, res)
+	}
+	s, err := Serve{Target: Target{WorkDir: project, Path: path, Fixtures: fixtures}, Getenv: func(string) string { return "" }}.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(s.Tools()) != 2 {
+		t.Fatalf("mcp serve with the fixture: %+v", s.Tools())
 	}
 }

@@ -56,9 +56,27 @@ func (t Target) open(force pack.Runtime) (*Pack, error) {
 	}
 	if p.Runtime() == pack.None && EntryFile(p, "openclaw") != "" {
 		// An OpenClaw plugin whose manifest export openclaw has not written yet.
-		return Open(dir, pack.OpenClaw, t.Fixtures)
+		if p, err = Open(dir, pack.OpenClaw, t.Fixtures); err != nil {
+			return nil, exit.UsageErr(err)
+		}
 	}
+	t.standaloneFixture(p)
 	return p, nil
+}
+
+// standaloneFixture gives a pack that is no package of a workspace around it (one installed in
+// a project's node_modules, a folder of its own) the fixtures keyed by its path from the
+// working directory, where a user's .plaios.yaml names it (node_modules/@framers/agentos-ext-
+// telegram), laid over those its own folder's key (".") gave it.
+func (t Target) standaloneFixture(p *Pack) {
+	if p.Pack.Dir != "." || len(t.Fixtures) == 0 {
+		return
+	}
+	rel, err := filepath.Rel(t.WorkDir, p.Dir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return
+	}
+	p.Fixture = workspace.MergeFixtures(p.Fixture, workspace.FixtureOf(nil, filepath.ToSlash(rel), t.Fixtures))
 }
 
 // OpenRuntime opens the package and refuses (exit 2) a package of no runtime plaios knows: the
