@@ -136,6 +136,11 @@ func (l *Loader) writeProject() error {
 type bridgeInput struct {
 	*guard.HarnessInput
 	AllowNetwork bool `json:"allowNetwork,omitempty"`
+	// Bridge says the harness loads for mcp serve or export, not guard (its sentences differ).
+	Bridge bool `json:"bridge"`
+	// PiHost is the Pi a Pi pack loads with when none is installed beside it: the one whose
+	// pi command is on PATH (piOnPath).
+	PiHost string `json:"piHost,omitempty"`
 }
 
 func (l *Loader) harnessInput() ([]byte, error) {
@@ -168,7 +173,56 @@ func (l *Loader) harnessInput() ([]byte, error) {
 			l.Notes = append(l.Notes, configureFromEnv(in, p, l.getenv)...)
 		}
 	}
-	return json.Marshal(bridgeInput{HarnessInput: in, AllowNetwork: l.Serve && !l.Offline})
+	return json.Marshal(bridgeInput{HarnessInput: in, AllowNetwork: l.Serve && !l.Offline, Bridge: true, PiHost: l.piOnPath()})
+}
+
+// piCodingAgent is Pi's package, whose loader compiles and loads a Pi extension.
+const piCodingAgent = "@earendil-works/pi-coding-agent"
+
+// piOnPath is the folder of the Pi whose pi command is on PATH, for a Pi pack that has none
+// installed beside it (in a node_modules above its real folder), as a package Pi installed has
+// not: `pi install` installs a package without its peers (npm --legacy-peer-deps, Pi 1.6.0's
+// dist/core/package-manager.js) and lends it Pi's own core packages. "" when the pack has a Pi
+// beside it, is no Pi pack, or no pi command leads to Pi's package.
+func (l *Loader) piOnPath() string {
+	if l.Pack.Runtime() != pack.Pi {
+		return ""
+	}
+	dir := l.Pack.Dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	for d := dir; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "node_modules", filepath.FromSlash(piCodingAgent), "package.json")); err == nil {
+			return ""
+		}
+	}
+	for _, bin := range filepath.SplitList(l.getenv("PATH")) {
+		if bin == "" {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(filepath.Join(bin, "pi"))
+		if err != nil {
+			continue
+		}
+		for d := filepath.Dir(real); filepath.Dir(d) != d; d = filepath.Dir(d) {
+			data, err := os.ReadFile(filepath.Join(d, "package.json"))
+			if err != nil {
+				continue
+			}
+			var pj struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(data, &pj) != nil || pj.Name == "" {
+				continue // a folder's own package.json ({"type": "module"}), not a package's
+			}
+			if pj.Name == piCodingAgent {
+				return d
+			}
+			break // the pi command belongs to another package
+		}
+	}
+	return ""
 }
 
 func (l *Loader) getenv(k string) string {
@@ -235,6 +289,9 @@ func (l *Loader) mounts() []sandbox.Mount {
 			seen[real] = true
 			ms = append(ms, sandbox.Mount{Path: real})
 		}
+	}
+	if pi := l.piOnPath(); pi != "" {
+		add(pi) // with the node_modules it lies in, where its own dependencies are
 	}
 	for dir := packDir; ; dir = filepath.Dir(dir) {
 		nm := filepath.Join(dir, "node_modules")

@@ -218,3 +218,64 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 		})
 	}
 }
+
+// TestPiHostOnPath: a TypeScript Pi extension installed as Pi installs a package (`pi install`:
+// npm --legacy-peer-deps, no Pi beside it; Pi lends it its own core packages) loads in mcp
+// serve's and export's child with the Pi whose pi command is on PATH, which the child is shown
+// (read-only, with the node_modules it lies in); with no pi on PATH the sentence says what
+// plaios looked for.
+func TestPiHostOnPath(t *testing.T) {
+	t.Parallel()
+	piBin, _, _ := testenv.Pi(t)
+	base := t.TempDir()
+	// As root the child runs as nobody, which must reach what it is shown.
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755)
+	dir := filepath.Join(base, "agent", "npm", "node_modules", "weather")
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"weather","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./index.ts"]},"peerDependencies":{"typebox":"*"}}`,
+		"index.ts": `import { Type } from 'typebox';
+export default function (pi: { registerTool(t: unknown): void }): void {
+  pi.registerTool({ name: 'weather', label: 'Weather', description: 'The weather.', parameters: Type.Object({ city: Type.String() }),
+    async execute(_id: string, p: { city: string }) { return { content: [{ type: 'text', text: p.city }], details: {} }; } });
+}
+`,
+	})
+	bin := filepath.Join(base, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(piBin, filepath.Join(bin, "pi")); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(dir, pack.None, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := filepath.Join(testenv.Node24(t), "node")
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
+	res := loadWith(t, &Loader{Pack: p, Node: node, Getenv: func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
+	}})
+	if len(res.Tools) != 1 || res.Tools[0].Name != "weather" {
+		t.Fatalf("with pi on PATH: tools %+v", res.Tools)
+	}
+	l, err := NewLoader(context.Background(), &Loader{Pack: p, Node: node, Getenv: func(k string) string {
+		if k == "PATH" {
+			return "/usr/bin:/bin"
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = Load(context.Background(), l)
+	want := "plaios loads it with the Pi installed beside the pack (@earendil-works/pi-coding-agent in a node_modules above it) or the one whose pi command is on PATH, and finds neither: install Pi"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("without pi on PATH: %v\nwant the sentence to end %q", err, want)
+	}
+}

@@ -606,6 +606,9 @@ function hostDir(name) {
       if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
     }
   }
+  // mcp serve and export: the Pi whose pi command is on PATH, for a package Pi installed
+  // without its peers (the bridge finds it and shows it to the child).
+  if (name === '@earendil-works/pi-coding-agent' && typeof input.piHost === 'string' && input.piHost !== '') return input.piHost;
   return null;
 }
 
@@ -672,7 +675,9 @@ async function pi() {
   for (const file of files) {
     const rel = file.split('/node_modules/').pop();
     if (/\.(ts|tsx|mts|cts)$/i.test(file)) {
-      fail(`the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; guard loads it with the workspace's @earendil-works/pi-coding-agent and finds none: install it (a devDependency) and guard again`);
+      fail(input.bridge
+        ? `the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; plaios loads it with the Pi installed beside the pack (@earendil-works/pi-coding-agent in a node_modules above it) or the one whose pi command is on PATH, and finds neither: install Pi`
+        : `the extension ${rel} is TypeScript, which Pi compiles with jiti when it loads it; guard loads it with the workspace's @earendil-works/pi-coding-agent and finds none: install it (a devDependency) and guard again`);
     }
     stage(`import ${file}`);
     const mod = await importSpecifier(pathToFileURL(file).href);
