@@ -76,6 +76,7 @@ clean:
 
 # make realworld: the real-world sweep (needs the public npm registry; not part of make test).
 # It packs the latest version of every package realworld/packages.txt names, runs validate and
-# guard on each, prints the table and writes it to realworld/latest.md.
+# guard on each, then installs them (one project per runtime) and runs mcp serve and the
+# runtime's export on each installed copy, prints the table and writes it to realworld/latest.md.
 realworld: node-tools
-	cd realworld && PLAIOS_REALWORLD_TABLE=$(CURDIR)/realworld/latest.md $(GO) test -tags realworld -run TestRealWorld -count=1 -timeout 30m -v .
+	cd realworld && PLAIOS_REALWORLD_TABLE=$(CURDIR)/realworld/latest.md $(GO) test -tags realworld -run TestRealWorld -count=1 -timeout 60m -v .

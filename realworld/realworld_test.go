@@ -45,6 +45,12 @@ type entry struct {
 
 	ValidateErrors []check.Diagnostic
 	Guard          *guard.Result
+
+	// The installed pass (installed_test.go).
+	Tarball   string // the packed file
+	Installed string // "installed", or why not
+	Serve     string // what mcp serve --list served, or why it did not
+	Export    string // what the runtime's export said
 }
 
 // readList reads packages.txt: [section] lines, names, # comments.
@@ -218,7 +224,7 @@ func TestRealWorld(t *testing.T) {
 
 	// 2. The host runtimes, as a workspace that builds packs has them installed: guard never
 	// installs them, it links the workspace's copy.
-	hosts(t, ws, env)
+	agentosVersion := hosts(t, ws, env)
 	writeRepository(t, ws, list)
 	readable(t, work)
 
@@ -275,6 +281,13 @@ func TestRealWorld(t *testing.T) {
 		e.Guard = byDir[e.Dir]
 	}
 	t.Logf("guarded %d packages in %v", len(rep.Packages), time.Since(guardStart).Round(time.Second))
+
+	// 5. As a user who installs the published packs: mcp serve and the runtime's export on each
+	// installed copy, node 24 first on PATH (openclaw's and Pi's children need it), and the
+	// pinned Pi's pi command on it, as a Pi user has it.
+	piBin, _, _ := testenv.Pi(t)
+	t.Setenv("PATH", filepath.Dir(piBin)+string(os.PathListSeparator)+genv["PATH"])
+	installed(t, work, list, env, agentosVersion, fixtures)
 
 	table := render(list, time.Since(start))
 	fmt.Println(table)
@@ -339,7 +352,8 @@ func fetch(group []*entry, dir, ws string, env []string) {
 			e.Fetch = "npm pack wrote no tarball"
 			for _, p := range packed {
 				if p.Name == e.Name {
-					e.Version, e.Fetch = p.Version, unpack(filepath.Join(dir, p.Filename), filepath.Join(ws, filepath.FromSlash(e.Dir)))
+					e.Version, e.Tarball = p.Version, filepath.Join(dir, p.Filename)
+					e.Fetch = unpack(e.Tarball, filepath.Join(ws, filepath.FromSlash(e.Dir)))
 				}
 			}
 		}
@@ -359,8 +373,9 @@ func unpack(tgz, target string) string {
 }
 
 // hosts links the host runtimes into the workspace's node_modules: @framers/agentos (latest,
-// installed once into the test cache), and the pinned openclaw and Pi the tests use.
-func hosts(t *testing.T, ws string, env []string) {
+// installed once into the test cache), and the pinned openclaw and Pi the tests use. It
+// returns the version of @framers/agentos.
+func hosts(t *testing.T, ws string, env []string) string {
 	out, err := exec.Command("npm", "view", "@framers/agentos@latest", "version").Output()
 	if err != nil {
 		t.Fatalf("npm view @framers/agentos: %v", err)
@@ -390,6 +405,7 @@ func hosts(t *testing.T, ws string, env []string) {
 			link(filepath.Join(piModules, "@earendil-works", p), "@earendil-works/"+p)
 		}
 	}
+	return version
 }
 
 func firstLine(s string) string {
@@ -479,9 +495,10 @@ func render(list []*entry, took time.Duration) string {
 	var b strings.Builder
 	counts := map[string]int{}
 	verdicts := map[string]int{}
-	b.WriteString("| package | version | validate errors | guard | reason | judgement |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| package | version | validate errors | guard | reason | judgement | installed: mcp serve | installed: export |\n|---|---|---|---|---|---|---|---|\n")
+	installedSaid := map[string]int{}
 	for _, e := range list {
-		verdict, reason, errs, judgement := "", "", "", ""
+		verdict, reason, errs, judgement, unjudged := "", "", "", "", false
 		switch {
 		case e.Fetch != "":
 			verdict, reason = "—", e.Fetch
@@ -517,15 +534,22 @@ func render(list []*entry, took time.Duration) string {
 				verdicts[v]++
 			}
 			judgement = strings.Join(vs, "; ")
-			if strings.Contains(judgement, "UNJUDGED") {
-				counts["unjudged"]++
-			}
+			unjudged = strings.Contains(judgement, "UNJUDGED")
 		}
-		reason = strings.ReplaceAll(reason, "|", "\\|")
-		if len(reason) > 200 {
-			reason = reason[:197] + "…"
+		serve, export := e.Serve, e.Export
+		if serve == "" && e.Installed != "" && e.Installed != "installed" {
+			serve = e.Installed
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", e.Name, e.Version, errs, verdict, reason, judgement)
+		if v := installedVerdict(serve); v != "" {
+			installedSaid["mcp serve: "+v]++
+		}
+		if v := installedVerdict(export); v != "" {
+			installedSaid[strings.SplitN(export, ":", 2)[0]+": "+v]++
+		}
+		if unjudged || strings.Contains(installedVerdict(serve)+installedVerdict(export), "UNJUDGED") {
+			counts["unjudged"]++
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", e.Name, e.Version, errs, verdict, cell(reason), judgement, cell(serve), cell(export))
 	}
 	fmt.Fprintf(&b, "\n%d packages: %d guard ok, %d guard failed, %d not published, %d unjudged; the sweep took %v\n",
 		len(list), counts["ok"], counts["fail"], counts["not published"], counts["unjudged"], took.Round(time.Second))
@@ -544,7 +568,25 @@ func render(list []*entry, took time.Duration) string {
 	for _, v := range kinds {
 		fmt.Fprintf(&b, "| %d | %s |\n", verdicts[v], v)
 	}
+	b.WriteString("\n| packages | installed: what mcp serve and export said, when it was not a success |\n|---|---|\n")
+	var said []string
+	for k := range installedSaid {
+		said = append(said, k)
+	}
+	sort.Strings(said)
+	for _, k := range said {
+		fmt.Fprintf(&b, "| %d | %s |\n", installedSaid[k], k)
+	}
 	return b.String()
+}
+
+// cell is a table cell: pipes escaped, at most 200 characters.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	if len(s) > 200 {
+		s = s[:197] + "…"
+	}
+	return s
 }
 
 // logWriter passes guard's notes to the test log with the time since the run started.
