@@ -75,8 +75,9 @@ func PiEntry(p *Pack) string {
 // PiPackage edits package.json for Pi: the pi field naming the extension entry, the Pi core
 // packages its code imports as peers with range "*" (Pi's docs/packages.md, "Declare
 // dependencies": Pi supplies them, so a package declares them as peers and never bundles
-// them; a core package already a peer gets "*" too), and the pi-package keyword. Only the bytes of what changes
-// are touched: the rest of the file keeps its layout, indentation and key order.
+// them; a core package already a peer gets "*" too), and the pi-package keyword. Only the
+// bytes of what changes are touched: the rest of the file keeps its layout, indentation and
+// key order.
 func PiPackage(p *Pack, entry string) (*PiResult, error) {
 	file := filepath.Join(p.Dir, "package.json")
 	data, err := os.ReadFile(file)
