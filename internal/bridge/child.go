@@ -351,10 +351,10 @@ func (l *Loader) secretEnv() map[string]string {
 	return m
 }
 
-// UnsetSecrets lists the AgentOS secrets the manifest requires (not optional) whose
+// unsetSecrets lists the AgentOS secrets the manifest requires (not optional) whose
 // variable (--secret's, the manifest's envVar, else the conventional name) is not set, each as
 // "id (VAR)".
-func (l *Loader) UnsetSecrets() []string {
+func (l *Loader) unsetSecrets() []string {
 	a := l.Pack.Pack.AgentOS
 	if a == nil {
 		return nil

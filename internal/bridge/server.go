@@ -94,7 +94,7 @@ func NewServer(ctx context.Context, opts ServerOptions) (*Server, error) {
 			reason := s.redact.text(le.Reason)
 			// A factory that needs its secrets to construct (a channel's host and token)
 			// throws without them: say which are not set, and how to give them.
-			if unset := l.UnsetSecrets(); len(unset) > 0 {
+			if unset := l.unsetSecrets(); len(unset) > 0 {
 				reason = fmt.Sprintf("%s; the secrets its manifest requires are not set: %s (set them, or name other variables with --secret id=ENV_VAR)", strings.TrimRight(reason, ". "), strings.Join(unset, ", "))
 			}
 			return nil, &LoadError{Reason: reason}
