@@ -71,7 +71,8 @@ type Loader struct {
 	sb      *sandbox.Sandbox
 	project string
 	input   []byte
-	checked bool // the pack loaded once without the network (Serve, not Offline)
+	checked bool   // the pack loaded once without the network (Serve, not Offline)
+	piHost  string // piOnPath, found once
 }
 
 // NewLoader prepares the children's folder: guard's harness and the serve script, with a
@@ -98,6 +99,7 @@ func NewLoader(ctx context.Context, l *Loader) (*Loader, error) {
 		return nil, err
 	}
 	l.sb = sb
+	l.piHost = l.piOnPath()
 	l.project = filepath.Join(sb.Dir(), "project")
 	if err := l.writeProject(); err != nil {
 		sb.Close()
@@ -173,7 +175,7 @@ func (l *Loader) harnessInput() ([]byte, error) {
 			l.Notes = append(l.Notes, configureFromEnv(in, p, l.getenv)...)
 		}
 	}
-	return json.Marshal(bridgeInput{HarnessInput: in, AllowNetwork: l.Serve && !l.Offline, Bridge: true, PiHost: l.piOnPath()})
+	return json.Marshal(bridgeInput{HarnessInput: in, AllowNetwork: l.Serve && !l.Offline, Bridge: true, PiHost: l.piHost})
 }
 
 // piCodingAgent is Pi's package, whose loader compiles and loads a Pi extension.
@@ -290,8 +292,8 @@ func (l *Loader) mounts() []sandbox.Mount {
 			ms = append(ms, sandbox.Mount{Path: real})
 		}
 	}
-	if pi := l.piOnPath(); pi != "" {
-		add(pi) // with the node_modules it lies in, where its own dependencies are
+	if l.piHost != "" {
+		add(l.piHost) // with the node_modules it lies in, where its own dependencies are
 	}
 	for dir := packDir; ; dir = filepath.Dir(dir) {
 		nm := filepath.Join(dir, "node_modules")
