@@ -320,3 +320,39 @@ func TestNoToolWithoutConfiguration(t *testing.T) {
 		t.Errorf("mcp serve: tools %v, notes %q", s.Tools(), s.Notes())
 	}
 }
+
+// TestOpenClawEntryIsWhatOpenClawLoads: the built entry export openclaw loads is the file an
+// installed openclaw loads for openclaw.extensions[0] (pack.OpenClawEntries, as guard resolves
+// it): runtimeExtensions' when given; for TypeScript source without it, the first built
+// candidate that exists, else the first openclaw looks for (so that a plugin not yet built is
+// told which file is missing); any other entry as it is.
+func TestOpenClawEntryIsWhatOpenClawLoads(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, openclaw string
+		files          []string
+		want           string
+	}{
+		{"runtime entry", `{"extensions": ["./index.ts"], "runtimeExtensions": ["./dist/index.js"]}`, nil, "./dist/index.js"},
+		{"source built to dist", `{"extensions": ["./src/index.ts"]}`, []string{"dist/index.js"}, "./dist/index.js"},
+		{"source built beside it", `{"extensions": ["./src/index.ts"]}`, []string{"src/index.js"}, "./src/index.js"},
+		{"source not built", `{"extensions": ["./src/index.ts"]}`, nil, "./dist/index.js"},
+		{"javascript entry", `{"extensions": ["./lib/plugin.js"]}`, nil, "./lib/plugin.js"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"package.json": `{"name": "@demo/p", "version": "1.0.0", "openclaw": ` + c.openclaw + `}`}
+			for _, f := range c.files {
+				files[f] = "export default {};\n"
+			}
+			testenv.WriteFiles(t, dir, files)
+			p, err := Open(dir, pack.OpenClaw, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := OpenClawEntry(p); got != c.want {
+				t.Errorf("OpenClawEntry = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
