@@ -13,6 +13,7 @@ import (
 
 	"github.com/plaios/plaios/internal/jsonpos"
 	npmrc_ "github.com/plaios/plaios/internal/npm/npmrc"
+	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/sandbox"
 )
 
@@ -25,13 +26,16 @@ import (
 var HostPackages = []string{
 	"@framers/agentos",
 	"openclaw",
-	"@earendil-works/pi-coding-agent",
+	piCodingAgent,
 	"@earendil-works/pi-ai",
 	"@earendil-works/pi-agent-core",
 	"@earendil-works/pi-tui",
 	"@plaios/core",
 	"@plaios/microfrontend",
 }
+
+// piCodingAgent is Pi's own package, whose extension loader loads a Pi package.
+const piCodingAgent = "@earendil-works/pi-coding-agent"
 
 func isHost(name string) bool {
 	for _, h := range HostPackages {
@@ -165,7 +169,10 @@ func dependencyNames(pj *jsonpos.Value) []string {
 }
 
 // projectManifest is the package.json of the empty ESM project: the candidates as tarballs
-// and the peers they need that are not host packages, as npm ≥ 7 would install them.
+// and the peers they need that are not host packages, as npm ≥ 7 would install them — but for
+// a Pi package's: `pi install` installs no peer (Pi 1.6.0's dist/core/package-manager.js
+// getNpmInstallArgs: npm --legacy-peer-deps, pnpm auto-install-peers=false, bun --omit=peer),
+// so what a Pi package needs and lists only as a peer is missing in Pi too.
 func projectManifest(members []*Result) ([]byte, error) {
 	deps := map[string]string{}
 	names := map[string]bool{}
@@ -175,6 +182,9 @@ func projectManifest(members []*Result) ([]byte, error) {
 	}
 	peers := map[string][]string{}
 	for _, r := range members {
+		if r.Runtime == pack.Pi {
+			continue
+		}
 		pj := r.packed.pkg
 		ps := pj.Get("peerDependencies")
 		if ps == nil || ps.Kind != jsonpos.Object {
@@ -380,11 +390,17 @@ func needsRegistry(manifest []byte, members []*Result) bool {
 
 // linkHosts links into the project's node_modules the host packages the members name that the
 // workspace has installed, found from each member's folder up to the repository root as Node
-// would find them there.
+// would find them there. A Pi package gets the workspace's Pi whatever it names: Pi loads every
+// package with itself, and its loader resolves its core packages, their former
+// @mariozechner/* names and @sinclair/typebox to its own copies (Pi 1.6.0's
+// dist/core/extensions/loader.js), so a package that names those, or nothing, works in Pi.
 func (g *run) linkHosts(project string, members []*Result) {
 	for _, r := range members {
 		pj := r.packed.pkg
 		names := dependencyNames(pj)
+		if r.Runtime == pack.Pi {
+			names = append(names, piCodingAgent)
+		}
 		if dev := pj.Get("devDependencies"); dev != nil && dev.Kind == jsonpos.Object {
 			for _, m := range dev.Members {
 				names = append(names, m.Key)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -241,7 +242,7 @@ func (g *run) load(ctx context.Context, r *Result, project string, i int) {
 		r.fail("node exited with code %d before the check finished: %s", res.ExitCode, lastLines(res.Stderr, 2))
 		return
 	case !result.OK:
-		r.fail("%s", hostHint(result.Reason))
+		r.fail("%s", peerHint(r, hostHint(result.Reason)))
 		return
 	}
 	if !r.OK {
@@ -273,6 +274,26 @@ func hostHint(reason string) string {
 		}
 	}
 	return reason
+}
+
+// missingModule is the package a failed import names: node's "Cannot find module 'x'" (from
+// require, as jiti's) or "Cannot find package 'x'" (from import), x a package or a path in one.
+var missingModule = regexp.MustCompile(`Cannot find (?:module|package) '((?:@[^/']+/)?[^/'@.][^/']*)`)
+
+// peerHint explains a Pi package's failed import of a package it lists only as a peer: Pi
+// installs no peer (projectManifest), so the package must depend on it.
+func peerHint(r *Result, reason string) string {
+	if r.Runtime != pack.Pi || r.packed == nil || r.packed.pkg == nil {
+		return reason
+	}
+	m := missingModule.FindStringSubmatch(reason)
+	if m == nil || isHost(m[1]) {
+		return reason
+	}
+	if peer := r.packed.pkg.Get("peerDependencies").Get(m[1]); peer == nil {
+		return reason
+	}
+	return reason + fmt.Sprintf(" (%s is only a peer dependency, and pi install installs no peer: list it in dependencies)", m[1])
 }
 
 func describeStage(stage, check string) string {

@@ -157,3 +157,85 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 		t.Errorf("globbed without Pi: %+v", r)
 	}
 }
+
+// TestPiPackagesAsPiInstallsThem: guard installs and loads a Pi package as `pi install` and Pi
+// do. Pi loads every package with itself, whatever the package names: one that names only the
+// former @mariozechner/pi-coding-agent and @sinclair/typebox (which Pi's loader resolves to its
+// own copies), and one that names nothing (checkpoint-pi, pi-mermaid, @codersbrew/pi-tools on
+// npm) load with the workspace's Pi. And pi install installs no peer, so a package that needs
+// a package it lists only as a peer (@0xkobold/pi-ollama and ollama) fails, saying so.
+func TestPiPackagesAsPiInstallsThem(t *testing.T) {
+	t.Parallel() // see baseOptions
+	piBin, _, _ := testenv.Pi(t)
+	reg := testRegistry(t)
+	dep := t.TempDir()
+	testenv.WriteFiles(t, dep, map[string]string{
+		"package.json": `{"name":"@guard-pi-peer/client","version":"1.0.0","type":"module","main":"index.js"}`,
+		"index.js":     "export const ping = () => 'pong';\n",
+	})
+	reg.Publish(t, dep)
+
+	dir := t.TempDir()
+	readme := "# x\n\n```sh\npi install npm:x\n```\n"
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json": `{"name":"pi-repo","private":true,"workspaces":["packages/*"]}`,
+		"packages/legacy/package.json": `{"name":"@guard-pi/legacy","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"peerDependencies":{"@mariozechner/pi-coding-agent":"*","@sinclair/typebox":"*"},"pi":{"extensions":["./index.ts"]}}`,
+		"packages/legacy/README.md": readme,
+		"packages/legacy/index.ts": `import { Type } from '@sinclair/typebox';
+import type { ExtensionAPI } from '@mariozechner/pi-coding-agent';
+export default function (pi: ExtensionAPI): void {
+  pi.registerTool({ name: 'legacy_tool', label: 'Legacy', description: 'A tool.', parameters: Type.Object({ q: Type.String() }),
+    async execute() { return { content: [{ type: 'text', text: 'ok' }], details: {} }; } });
+}
+`,
+		"packages/bare/package.json": `{"name":"@guard-pi/bare","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"pi":{"extensions":["./checkpoint.ts"]}}`,
+		"packages/bare/README.md": readme,
+		"packages/bare/checkpoint.ts": `export default function (pi: { on(e: string, h: () => void): void }): void {
+  const saved: string[] = [];
+  pi.on('turn_end', () => { saved.push('checkpoint'); });
+}
+`,
+		"packages/peer/package.json": `{"name":"@guard-pi/peer","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"peerDependencies":{"@earendil-works/pi-coding-agent":"*","@guard-pi-peer/client":"^1.0.0"},"pi":{"extensions":["./dist/index.js"]}}`,
+		"packages/peer/README.md": readme,
+		"packages/peer/dist/index.js": `import { ping } from '@guard-pi-peer/client';
+export default function (pi) {
+  pi.registerTool({ name: 'peer_ping', label: 'Ping', description: 'A tool.', parameters: { type: 'object', properties: {} },
+    async execute() { return { content: [{ type: 'text', text: ping() }], details: {} }; } });
+}
+`,
+	})
+	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(piBin)), "@earendil-works", "pi-coding-agent"), link); err != nil {
+		t.Fatal(err)
+	}
+	opts := baseOptions(t, dir)
+	opts.All = true
+	rep, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, tools := range map[string]string{"packages/legacy": "legacy_tool", "packages/bare": ""} {
+		r := byDir(rep)[d]
+		if r == nil || !r.OK {
+			t.Fatalf("%s: %+v", d, r)
+		}
+		var got []string
+		for _, x := range r.Descriptors {
+			got = append(got, x.ID)
+		}
+		if strings.Join(got, ",") != tools {
+			t.Errorf("%s registered %v, want %q", d, got, tools)
+		}
+	}
+	r := byDir(rep)["packages/peer"]
+	if r == nil || r.OK || !strings.Contains(r.Reason, "Pi cannot load @guard-pi/peer/dist/index.js") ||
+		!strings.HasSuffix(r.Reason, "(@guard-pi-peer/client is only a peer dependency, and pi install installs no peer: list it in dependencies)") {
+		t.Errorf("peer: %+v", r)
+	}
+}
