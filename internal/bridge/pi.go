@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -196,9 +197,10 @@ func PiPackage(p *Pack, entry string) (*PiResult, error) {
 	return r, nil
 }
 
-// piCoreImported are the Pi core packages the pack's code names as a module: a quoted
-// specifier of the package or a path in it ('typebox', "@earendil-works/pi-tui/dist/x.js") in
-// a JavaScript or TypeScript file npm packs. Bundled packages (node_modules) are not the
+// piCoreImported are the Pi core packages the pack's code imports: a quoted specifier of the
+// package or a path in it ('typebox', "@earendil-works/pi-tui/dist/x.js") after from, import,
+// import( or require( in a JavaScript or TypeScript file npm packs — a string that only names
+// one (a list of framework names) is no import. Bundled packages (node_modules) are not the
 // pack's code, and declaration files are left out: a type-only import needs nothing at run
 // time. Each file is read in pieces, never whole.
 func piCoreImported(p *Pack) (map[string]bool, error) {
@@ -206,23 +208,18 @@ func piCoreImported(p *Pack) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	var needles [][]byte
-	var names []string
-	for _, name := range pack.PiCorePackages {
-		for _, q := range []string{"'", `"`, "`"} {
-			for _, end := range []string{q, "/"} {
-				needles = append(needles, []byte(q+name+end))
-				names = append(names, name)
-			}
-		}
-	}
 	found := map[string]bool{}
 	buf := make([]byte, 64<<10)
 	for _, f := range list.Files() {
 		if !isScript(f) || f == "node_modules" || strings.HasPrefix(f, "node_modules/") || strings.Contains(f, "/node_modules/") {
 			continue
 		}
-		if err := scanFile(p.Pack.WS.FS, path.Join(p.Pack.Dir, f), buf, needles, func(i int) { found[names[i]] = true }); err != nil {
+		err := scanFile(p.Pack.WS.FS, path.Join(p.Pack.Dir, f), buf, piSpecifierSpan, func(chunk []byte) {
+			for _, m := range piCoreSpecifier.FindAllSubmatch(chunk, -1) {
+				found[string(m[1])] = true
+			}
+		})
+		if err != nil {
 			return nil, err
 		}
 		if len(found) == len(pack.PiCorePackages) {
@@ -231,6 +228,19 @@ func piCoreImported(p *Pack) (map[string]bool, error) {
 	}
 	return found, nil
 }
+
+// piCoreSpecifier matches an import of a Pi core package; piSpecifierSpan is longer than any
+// match, the overlap scanFile keeps between reads.
+var (
+	piCoreSpecifier = func() *regexp.Regexp {
+		names := make([]string, len(pack.PiCorePackages))
+		for i, n := range pack.PiCorePackages {
+			names[i] = regexp.QuoteMeta(n)
+		}
+		return regexp.MustCompile(`(?:\bfrom|\bimport|\brequire\s{0,8}\(|\bimport\s{0,8}\()\s{0,16}['"` + "`" + `](` + strings.Join(names, "|") + `)['"` + "`" + `/]`)
+	}()
+	piSpecifierSpan = 128
+)
 
 // isScript says whether a file is JavaScript or TypeScript other than a declaration file.
 func isScript(name string) bool {
@@ -241,27 +251,20 @@ func isScript(name string) bool {
 	return false
 }
 
-// scanFile calls hit with the index of each needle found in the file, reading it through buf
-// with an overlap of the longest needle, so that one split across two reads is found too.
-func scanFile(fsys fs.FS, name string, buf []byte, needles [][]byte, hit func(int)) error {
+// scanFile hands match the file through buf, piece by piece, each piece beginning with the
+// last keep bytes of the one before, so that a match up to keep bytes long split across two
+// reads is whole in one of them.
+func scanFile(fsys fs.FS, name string, buf []byte, keep int, match func([]byte)) error {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	keep := 0
-	for _, n := range needles {
-		keep = max(keep, len(n)-1)
-	}
 	have := 0
 	for {
 		n, err := io.ReadFull(f, buf[have:])
 		have += n
-		for i, needle := range needles {
-			if bytes.Contains(buf[:have], needle) {
-				hit(i)
-			}
-		}
+		match(buf[:have])
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			return nil
 		}

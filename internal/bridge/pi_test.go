@@ -14,8 +14,8 @@ import (
 
 // TestPiPackage: export pi changes only the bytes of the Pi fields, in the layout the file
 // already has, and a second run changes nothing. The peers it adds are the Pi core packages
-// the shipped code imports (not those only a declaration file, a bundled package or a README
-// names): published @aliou/pi-processes, which imports four, failed `export pi --check` for
+// the shipped code imports (not those only a declaration file, a bundled package, a README or
+// a string that is no import names): published @aliou/pi-processes, which imports four, failed `export pi --check` for
 // lacking the fifth.
 func TestPiPackage(t *testing.T) {
 	// A specifier split across two of the scan's 64 KiB reads.
@@ -58,6 +58,16 @@ func TestPiPackage(t *testing.T) {
 			in:      "{\n  \"name\": \"@x/pi-d\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]}\n}\n",
 			files:   map[string]string{"index.js": split},
 			want:    "{\n  \"name\": \"@x/pi-d\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]},\n  \"peerDependencies\": {\n    \"typebox\": \"*\"\n  }\n}\n",
+			changes: 1,
+		},
+		{
+			// A string that names a core package is no import (@apolosan/unified-process lists
+			// 'typebox' among test frameworks' names); a minified import is one.
+			name: "names that are not imports",
+			in:   "{\n  \"name\": \"@x/pi-f\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]}\n}\n",
+			files: map[string]string{"index.js": "const vendors = new Set(['vitest', 'typebox']);\nconst hosts = [\"@earendil-works/pi-tui\"];\n" +
+				"import{Type as e}from\"@earendil-works/pi-ai\";export default function(p){}\n"},
+			want:    "{\n  \"name\": \"@x/pi-f\",\n  \"keywords\": [\"pi-package\"],\n  \"pi\": {\"extensions\": [\"./index.js\"]},\n  \"peerDependencies\": {\n    \"@earendil-works/pi-ai\": \"*\"\n  }\n}\n",
 			changes: 1,
 		},
 		{
