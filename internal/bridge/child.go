@@ -618,7 +618,11 @@ func (l *Loader) start(ctx context.Context, network bool) (*Child, *guard.Harnes
 	}
 	if !res.OK {
 		c.Kill()
-		return nil, nil, &LoadError{Reason: res.Reason}
+		reason := res.Reason
+		if p := l.Pack.Pack; p.Runtime == pack.Pi && p.Pkg != nil && p.Pkg.JSON != nil {
+			reason = pack.PiPeerHint(p.Pkg.JSON.Value, reason)
+		}
+		return nil, nil, &LoadError{Reason: reason}
 	}
 	return c, res, nil
 }

@@ -288,4 +288,32 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("without pi on PATH: %v\nwant the sentence to end %q", err, want)
 	}
+
+	// A package that needs what it lists only as a peer (@0xkobold/pi-ollama and ollama):
+	// pi install left it without, and Pi cannot load it; the sentence says why.
+	peer := filepath.Join(base, "agent", "npm", "node_modules", "local-models")
+	testenv.WriteFiles(t, peer, map[string]string{
+		"package.json": `{"name":"local-models","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./dist/index.js"]},
+"peerDependencies":{"@earendil-works/pi-coding-agent":"*","ollama":"^0.5.0"}}`,
+		"dist/index.js": "import { Ollama } from 'ollama';\nexport default function (pi) { pi.on('session_start', () => new Ollama()); }\n",
+	})
+	pp, err := Open(peer, pack.None, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err = NewLoader(context.Background(), &Loader{Pack: pp, Node: node, Getenv: func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = Load(context.Background(), l)
+	want = "(ollama is only a peer dependency, and pi install installs no peer: list it in dependencies)"
+	if err == nil || !strings.Contains(err.Error(), "Pi cannot load local-models/dist/index.js") || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("a missing peer: %v\nwant the sentence to end %q", err, want)
+	}
 }

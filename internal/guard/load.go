@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -276,24 +275,13 @@ func hostHint(reason string) string {
 	return reason
 }
 
-// missingModule is the package a failed import names: node's "Cannot find module 'x'" (from
-// require, as jiti's) or "Cannot find package 'x'" (from import), x a package or a path in one.
-var missingModule = regexp.MustCompile(`Cannot find (?:module|package) '((?:@[^/']+/)?[^/'@.][^/']*)`)
-
 // peerHint explains a Pi package's failed import of a package it lists only as a peer: Pi
 // installs no peer (projectManifest), so the package must depend on it.
 func peerHint(r *Result, reason string) string {
-	if r.Runtime != pack.Pi || r.packed == nil || r.packed.pkg == nil {
+	if r.Runtime != pack.Pi || r.packed == nil {
 		return reason
 	}
-	m := missingModule.FindStringSubmatch(reason)
-	if m == nil || isHost(m[1]) {
-		return reason
-	}
-	if peer := r.packed.pkg.Get("peerDependencies").Get(m[1]); peer == nil {
-		return reason
-	}
-	return reason + fmt.Sprintf(" (%s is only a peer dependency, and pi install installs no peer: list it in dependencies)", m[1])
+	return pack.PiPeerHint(r.packed.pkg, reason)
 }
 
 func describeStage(stage, check string) string {

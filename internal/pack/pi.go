@@ -2,8 +2,10 @@ package pack
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -302,3 +304,25 @@ const (
 	PiNothingMessage = "the pi field lists no extensions, skills, prompts or themes, and the package has no extensions/, skills/, prompts/ or themes/ folder: Pi loads nothing from it"
 	PiNothingHint    = `add "pi": {"extensions": ["./dist/index.js"]}`
 )
+
+// missingModule is the package a failed import names: node's "Cannot find module 'x'" (from
+// require, as Pi's jiti) or "Cannot find package 'x'" (from import), x a package or a path in
+// one.
+var missingModule = regexp.MustCompile(`Cannot find (?:module|package) '((?:@[^/']+/)?[^/'@.][^/']*)`)
+
+// PiPeerHint explains a Pi package's failure to import a package it lists only as a peer
+// (pj its package.json): `pi install` installs no peer (Pi 1.6.0's
+// dist/core/package-manager.js; docs/packages.md, "Declare dependencies": runtime packages
+// in dependencies), so the package must depend on it. Other reasons are returned unchanged.
+func PiPeerHint(pj *jsonpos.Value, reason string) string {
+	m := missingModule.FindStringSubmatch(reason)
+	if m == nil || pj.Get("peerDependencies").Get(m[1]) == nil {
+		return reason
+	}
+	for _, core := range PiCorePackages {
+		if m[1] == core {
+			return reason
+		}
+	}
+	return reason + fmt.Sprintf(" (%s is only a peer dependency, and pi install installs no peer: list it in dependencies)", m[1])
+}

@@ -157,3 +157,27 @@ func TestPiExtensionsAgreeWithPi(t *testing.T) {
 		t.Errorf("skills: Pi loads %d skills, want 1", n)
 	}
 }
+
+// TestPiPeerHint: a failed import of a package the Pi package lists only as a peer gets the
+// reason why (pi install installs no peer); a Pi core package, a package that is not a peer, a
+// relative path and any other reason are left as they are.
+func TestPiPeerHint(t *testing.T) {
+	pj, err := jsonpos.Parse([]byte(`{"peerDependencies":{"ollama":"^0.5.0","@acme/client":"1","typebox":"*"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hint = " is only a peer dependency, and pi install installs no peer: list it in dependencies)"
+	for reason, want := range map[string]string{
+		"Pi cannot load x/dist/index.js: Cannot find module 'ollama'\nRequire stack: - x": "Pi cannot load x/dist/index.js: Cannot find module 'ollama'\nRequire stack: - x (ollama" + hint,
+		"Cannot find package '@acme/client' imported from /p/x.js":                        "Cannot find package '@acme/client' imported from /p/x.js (@acme/client" + hint,
+		"Cannot find module 'ollama/browser'":                                             "Cannot find module 'ollama/browser' (ollama" + hint,
+		"Cannot find module 'typebox'":                                                    "Cannot find module 'typebox'",
+		"Cannot find module 'ms'":                                                         "Cannot find module 'ms'",
+		"Cannot find module './shared.js'":                                                "Cannot find module './shared.js'",
+		"registered nothing":                                                              "registered nothing",
+	} {
+		if got := pack.PiPeerHint(pj, reason); got != want {
+			t.Errorf("PiPeerHint(%q)\n got %q\nwant %q", reason, got, want)
+		}
+	}
+}
