@@ -292,6 +292,8 @@ func describeStage(stage, check string) string {
 		return "constructing " + strings.TrimPrefix(stage, "construct ")
 	case stage == "register":
 		return "registering its tools"
+	case stage == "session_start":
+		return "starting Pi's session (its session_start handlers)"
 	}
 	return "importing it"
 }

@@ -162,7 +162,8 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 // do. Pi loads every package with itself, whatever the package names: one that names only the
 // former @mariozechner/pi-coding-agent and @sinclair/typebox (which Pi's loader resolves to its
 // own copies), and one that names nothing (checkpoint-pi, pi-mermaid, @codersbrew/pi-tools on
-// npm) load with the workspace's Pi. And pi install installs no peer, so a package that needs
+// npm) load with the workspace's Pi; Pi's session starts, and a package that registers its
+// tools then (pi-blueprint) has them. And pi install installs no peer, so a package that needs
 // a package it lists only as a peer (@0xkobold/pi-ollama and ollama) fails, saying so.
 func TestPiPackagesAsPiInstallsThem(t *testing.T) {
 	t.Parallel() // see baseOptions
@@ -197,6 +198,20 @@ export default function (pi: ExtensionAPI): void {
   pi.on('turn_end', () => { saved.push('checkpoint'); });
 }
 `,
+		// Tools registered when Pi's session starts (pi-blueprint), a handler that throws (Pi
+		// reports it and goes on), and one that reads the session Pi gives it.
+		"packages/late/package.json": `{"name":"@guard-pi/late","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
+"peerDependencies":{"@earendil-works/pi-coding-agent":"*"},"pi":{"extensions":["./dist/index.js"]}}`,
+		"packages/late/README.md": readme,
+		"packages/late/dist/index.js": `export default function (pi) {
+  pi.on('session_start', () => { throw new Error('no state folder yet'); });
+  pi.on('session_start', (event, ctx) => {
+    if (event.reason !== 'startup' || ctx.hasUI || typeof ctx.sessionManager.getSessionId() !== 'string') return;
+    pi.registerTool({ name: 'late_tool', label: 'Late', description: 'A tool.', parameters: { type: 'object', properties: {} },
+      async execute() { return { content: [{ type: 'text', text: 'ok' }], details: {} }; } });
+  });
+}
+`,
 		"packages/peer/package.json": `{"name":"@guard-pi/peer","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
 "peerDependencies":{"@earendil-works/pi-coding-agent":"*","@guard-pi-peer/client":"^1.0.0"},"pi":{"extensions":["./dist/index.js"]}}`,
 		"packages/peer/README.md": readme,
@@ -220,7 +235,7 @@ export default function (pi) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for d, tools := range map[string]string{"packages/legacy": "legacy_tool", "packages/bare": ""} {
+	for d, tools := range map[string]string{"packages/legacy": "legacy_tool", "packages/bare": "", "packages/late": "late_tool"} {
 		r := byDir(rep)[d]
 		if r == nil || !r.OK {
 			t.Fatalf("%s: %+v", d, r)

@@ -615,16 +615,55 @@ function hostDir(name) {
 // piHost returns the extension loader of the workspace's own Pi (hostDir): loadExtensions of
 // @earendil-works/pi-coding-agent's dist/core/extensions/loader.js (Pi 1.6.0), which loads
 // each file through jiti (TypeScript included) with Pi's aliases (its core packages and
-// typebox resolve to its own copies) and hands it Pi's real API. null without one.
+// typebox resolve to its own copies) and hands it Pi's real API, and startSession, which
+// starts a session for what it loaded. null without one.
 async function piHost() {
   try {
     const host = hostDir('@earendil-works/pi-coding-agent');
     if (!host) return null;
-    const mod = await import(pathToFileURL(path.join(host, 'dist', 'core', 'extensions', 'loader.js')).href);
-    return typeof mod.loadExtensions === 'function' ? mod.loadExtensions : null;
+    const core = path.join(host, 'dist', 'core');
+    const mod = await import(pathToFileURL(path.join(core, 'extensions', 'loader.js')).href);
+    if (typeof mod.loadExtensions !== 'function') return null;
+    return { loadExtensions: mod.loadExtensions, startSession: (loaded) => piSessionStart(core, loaded) };
   } catch {
     return null;
   }
+}
+
+// piSessionStart emits session_start to the loaded extensions, as Pi does when its session
+// starts (dist/core/agent-session.js: its ExtensionRunner's emit of {type: "session_start",
+// reason: "startup"}), through Pi's own ExtensionRunner over an in-memory session, with no UI
+// and actions that do nothing: an extension that registers its tools there (pi-blueprint,
+// pi-subagents' supervisor tool) has them as in Pi. A handler that throws is reported by Pi
+// and the session goes on; so here. A Pi without this runner starts no session.
+async function piSessionStart(core, loaded) {
+  let ExtensionRunner, SessionManager;
+  try {
+    ({ ExtensionRunner } = await import(pathToFileURL(path.join(core, 'extensions', 'runner.js')).href));
+    ({ SessionManager } = await import(pathToFileURL(path.join(core, 'session-manager.js')).href));
+  } catch {
+    return;
+  }
+  if (typeof ExtensionRunner !== 'function' || typeof SessionManager?.inMemory !== 'function') return;
+  const toolNames = () => (loaded.extensions || []).flatMap((ext) => [...(ext.tools instanceof Map ? ext.tools.keys() : [])]);
+  let active = null;
+  const nothing = () => {};
+  const actions = {
+    sendMessage: nothing, sendUserMessage: nothing, appendEntry: nothing, setSessionName: nothing, getSessionName: () => undefined,
+    setLabel: nothing, getActiveTools: () => active ?? toolNames(), getAllTools: () => toolNames().map((name) => ({ name })),
+    getSettings: () => ({}), setActiveTools: (names) => { active = [...names]; }, refreshTools: nothing, getCommands: () => [],
+    setModel: async () => false, getThinkingLevel: () => 'off', setThinkingLevel: nothing,
+  };
+  const contextActions = {
+    getModel: () => undefined, getScopedModels: () => [], isIdle: () => true, isProjectTrusted: () => false,
+    getSignal: () => undefined, abort: nothing, hasPendingMessages: () => false, shutdown: nothing,
+    getContextUsage: () => undefined, compact: nothing, getSystemPrompt: () => '', executeTool: async () => undefined,
+  };
+  const providerActions = { registerProvider: nothing, registerNativeProvider: nothing, unregisterProvider: nothing, registerVirtualModel: nothing };
+  const cwdNow = process.cwd();
+  const runner = new ExtensionRunner(loaded.extensions, loaded.runtime, cwdNow, SessionManager.inMemory(cwdNow), hostObject({}));
+  runner.bindCore(actions, contextActions, providerActions);
+  await runner.emit({ type: 'session_start', reason: 'startup' });
 }
 
 function piTool(descriptors, def) {
@@ -637,8 +676,8 @@ async function pi() {
   const descriptors = [];
   const files = input.files || [];
   if (files.length === 0) return descriptors; // a package of skills, prompts or themes only
-  const loadExtensions = await piHost();
-  if (loadExtensions) {
+  const host = await piHost();
+  if (host) {
     stage('register');
     let loaded;
     try {
@@ -646,7 +685,7 @@ async function pi() {
       // an extension's imports from the path it is given (Pi 1.x canonicalizes it first), and
       // the bridge's project reaches the pack through a link, beside which its hoisted
       // dependencies are not.
-      loaded = await loadExtensions(files.map(realPath), cwd);
+      loaded = await host.loadExtensions(files.map(realPath), cwd);
     } catch (err) {
       fail(`Pi's extension loader threw: ${message(err)}`);
     }
@@ -655,9 +694,14 @@ async function pi() {
     }
     // Besides tools, an extension registers commands, event handlers, flags, shortcuts,
     // renderers (the collections of Pi's createExtension) and model providers (its runtime's
-    // pendingProviderRegistrations): an extension of commands and handlers only (a workflow's
-    // slash commands) is a working one.
-    let others = (loaded.runtime && Array.isArray(loaded.runtime.pendingProviderRegistrations)) ? loaded.runtime.pendingProviderRegistrations.length : 0;
+    // pending registrations, which starting the session hands to the model registry): an
+    // extension of commands and handlers only (a workflow's slash commands) is a working one.
+    let others = 0;
+    for (const list of ['pendingProviderRegistrations', 'pendingNativeProviderRegistrations']) {
+      if (loaded.runtime && Array.isArray(loaded.runtime[list])) others += loaded.runtime[list].length;
+    }
+    stage('session_start');
+    await host.startSession(loaded);
     for (const ext of loaded.extensions || []) {
       for (const [, registered] of ext.tools || []) {
         if (registered && registered.definition) piTool(descriptors, registered.definition);
