@@ -199,12 +199,17 @@ export default function (pi: ExtensionAPI): void {
 }
 `,
 		// Tools registered when Pi's session starts (pi-blueprint), a handler that throws (Pi
-		// reports it and goes on), and one that reads the session Pi gives it.
+		// reports it and goes on), one that starts a server, and one that reads the session Pi
+		// gives it.
 		"packages/late/package.json": `{"name":"@guard-pi/late","version":"0.1.0","type":"module","keywords":["pi-package"],"license":"MIT",
 "peerDependencies":{"@earendil-works/pi-coding-agent":"*"},"pi":{"extensions":["./dist/index.js"]}}`,
 		"packages/late/README.md": readme,
-		"packages/late/dist/index.js": `export default function (pi) {
+		"packages/late/dist/index.js": `import { createServer } from 'node:http';
+export default function (pi) {
   pi.on('session_start', () => { throw new Error('no state folder yet'); });
+  // A server for a browser on all of the machine's addresses (@mjasnikovs/pi-task's remote
+  // view): a listener, not a reach for the network; node looks the address up itself.
+  pi.on('session_start', () => { createServer().listen(0, '0.0.0.0'); });
   pi.on('session_start', (event, ctx) => {
     if (event.reason !== 'startup' || ctx.hasUI || typeof ctx.sessionManager.getSessionId() !== 'string') return;
     pi.registerTool({ name: 'late_tool', label: 'Late', description: 'A tool.', parameters: { type: 'object', properties: {} },

@@ -181,9 +181,14 @@ net.Socket.prototype.connect = function connect(...args) {
 };
 
 // DNS: lookups and every resolver method, callback and promise forms.
+// A lookup of an address (what net.Server#listen(port, '0.0.0.0') makes) asks no resolver:
+// node answers it itself, and any use of the address is a connect, recorded there.
+function addressLookup(what, host) {
+  return what === 'lookup' && typeof host === 'string' && net.isIP(host) !== 0;
+}
 function refuseCallback(what, name, original) {
   return function refused(...args) {
-    if (!refusing && original) return original.apply(this, args);
+    if ((!refusing || addressLookup(what, args[0])) && original) return original.apply(this, args);
     const host = describeTarget(args[0]);
     record(`dns ${what}`, host);
     const callback = args.findLast((a) => typeof a === 'function');
@@ -196,7 +201,7 @@ function refuseCallback(what, name, original) {
 }
 function refusePromise(what, name, original) {
   return async function refused(...args) {
-    if (!refusing && original) return original.apply(this, args);
+    if ((!refusing || addressLookup(what, args[0])) && original) return original.apply(this, args);
     const host = describeTarget(args[0]);
     record(`dns ${what}`, host);
     const err = refusal(`dns ${what}`, host, 'ENOTFOUND');
