@@ -77,6 +77,7 @@ clean:
 # make realworld: the real-world sweep (needs the public npm registry; not part of make test).
 # It packs the latest version of every package realworld/packages.txt names, runs validate and
 # guard on each, then installs them (one project per runtime) and runs mcp serve and the
-# runtime's export on each installed copy, prints the table and writes it to realworld/latest.md.
+# runtime's export on each installed copy, holds each Pi package to the pinned Pi itself, prints
+# the table and writes it to realworld/latest.md. PLAIOS_REALWORLD_PACKAGES names another list.
 realworld: node-tools
 	cd realworld && PLAIOS_REALWORLD_TABLE=$(CURDIR)/realworld/latest.md $(GO) test -tags realworld -run TestRealWorld -count=1 -timeout 60m -v .

@@ -213,6 +213,13 @@ func bridgePass(project string, e *entry, fixtures map[string]workspace.Fixture)
 	default:
 		e.Serve = count(len(s.Tools()), "tool")
 	}
+	e.InstalledDir = filepath.Join(project, "node_modules", filepath.FromSlash(e.Name))
+	if s != nil {
+		for _, tl := range s.Tools() {
+			e.ServedTools = append(e.ServedTools, tl.Name)
+		}
+		sort.Strings(e.ServedTools)
+	}
 	if s != nil {
 		s.Close()
 	}
@@ -280,6 +287,8 @@ var installedJudgements = []struct{ said, verdict string }{
 	{"exposes no tool to serve", "loads and registers no tool: a speech, wake-word or guardrail provider, an OpenClaw channel or provider without its configuration, a Pi extension of commands"},
 	{"export pi --check: drift", "pack defect: a Pi core package capped or in dependencies, as validate's pi-peer-range says, or imported and not a peer (Pi's docs/packages.md, Declare dependencies)"},
 	{"not installed: guard's install failed", "not installed: guard's install failed, as judged above"},
+	{piPeerOnly, piPeerOnlyVerdict},
+	{nodePtyUnbuilt, nodePtyUnbuiltVerdict},
 	{"is not published", "pack defect: it depends on a version of a package that is not published (npm ETARGET), so it cannot be installed"},
 }
 

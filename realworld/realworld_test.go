@@ -51,6 +51,12 @@ type entry struct {
 	Installed string // "installed", or why not
 	Serve     string // what mcp serve --list served, or why it did not
 	Export    string // what the runtime's export said
+
+	// The installed copy held to its runtime itself (piitself_test.go).
+	InstalledDir string   // the installed package's folder
+	ServedTools  []string // the names mcp serve served, sorted
+	Pi           string   // what the pinned Pi loaded: "N tools", "no tool", or "FAIL: why"
+	PiTools      []string // the names Pi offered the model, sorted
 }
 
 // readList reads packages.txt: [section] lines, names, # comments.
@@ -185,7 +191,13 @@ func readable(t *testing.T, dirs ...string) {
 
 func TestRealWorld(t *testing.T) {
 	start := time.Now()
-	list := readList(t, "packages.txt")
+	// PLAIOS_REALWORLD_PACKAGES names another list in packages.txt's form (a section of it, or
+	// packages being tried before they join it).
+	listFile := "packages.txt"
+	if f := os.Getenv("PLAIOS_REALWORLD_PACKAGES"); f != "" {
+		listFile = f
+	}
+	list := readList(t, listFile)
 	placeFramers(t, list)
 	work := os.Getenv("PLAIOS_REALWORLD_DIR")
 	if work == "" {
@@ -288,6 +300,7 @@ func TestRealWorld(t *testing.T) {
 	piBin, _, _ := testenv.Pi(t)
 	t.Setenv("PATH", filepath.Dir(piBin)+string(os.PathListSeparator)+genv["PATH"])
 	installed(t, work, list, env, agentosVersion, fixtures)
+	piItself(t, list)
 
 	table := render(list, time.Since(start))
 	fmt.Println(table)
@@ -434,8 +447,19 @@ var judgements = []struct {
 	{rule: "agentos-license-file", verdict: "pack defect: a LICENSE file in the pack's folder, which the Extension Standards forbid (the repository's LICENSE applies)"},
 	{rule: "agentos-publish-access", verdict: "pack defect: package.json lacks `publishConfig.access: public`, so plain `npm publish` makes the scoped package restricted (npm docs, publishConfig; the Extension Standards require it)"},
 	{rule: "pi-peer-range", verdict: "pack defect: package.json caps a Pi core package's peer range or bundles one in `dependencies`; Pi's docs/packages.md says peers with \"*\", never bundled"},
+	{rule: "path-outside-package", verdict: "pack defect: package.json `files` names a path outside the package (../LICENSE), which npm never packs, so the published package lacks it (npm's package.json docs, files)"},
+	{reason: piPeerOnly, verdict: piPeerOnlyVerdict},
+	{reason: nodePtyUnbuilt, verdict: nodePtyUnbuiltVerdict},
 	{reason: "ssh: Could not resolve hostname github.com", verdict: "this machine, not the pack nor plaios: its peer @whiskeysockets/baileys depends on github:WhiskeySockets/libsignal-node, and GitHub cannot be reached from here"},
 }
+
+// Failures met by guard and by the installed pass alike.
+const (
+	piPeerOnly            = "is only a peer dependency, and pi install installs no peer"
+	piPeerOnlyVerdict     = "pack defect: it imports a package it lists only as a peer, and pi install installs no peer (Pi's docs/packages.md, Declare dependencies: runtime packages go in dependencies); Pi itself cannot load it"
+	nodePtyUnbuilt        = "Failed to load native module: pty.node"
+	nodePtyUnbuiltVerdict = "this sweep, not the pack nor plaios: its dependency node-pty builds its native module in an install script, which the sweep's installs do not run (pi install runs it, given a compiler)"
+)
 
 // judge is the judgement of a package's failures (guard's errors and validate's), one verdict
 // per kind.
@@ -546,7 +570,7 @@ func render(list []*entry, took time.Duration) string {
 		if v := installedVerdict(export); v != "" {
 			installedSaid[strings.SplitN(export, ":", 2)[0]+": "+v]++
 		}
-		if unjudged || strings.Contains(installedVerdict(serve)+installedVerdict(export), "UNJUDGED") {
+		if unjudged || strings.Contains(installedVerdict(serve)+installedVerdict(export), "UNJUDGED") || strings.HasPrefix(piDifferenceVerdict(piAgreement(e)), "UNJUDGED: ") && piAgreement(e) != "" {
 			counts["unjudged"]++
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", e.Name, e.Version, errs, verdict, cell(reason), judgement, cell(serve), cell(export))
@@ -576,6 +600,30 @@ func render(list []*entry, took time.Duration) string {
 	sort.Strings(said)
 	for _, k := range said {
 		fmt.Fprintf(&b, "| %d | %s |\n", installedSaid[k], k)
+	}
+	// Pi itself on the installed Pi packages.
+	held, loaded := 0, 0
+	var differ []string
+	for _, e := range list {
+		if e.Pi == "" {
+			continue
+		}
+		held++
+		if !strings.HasPrefix(e.Pi, "FAIL") {
+			loaded++
+		}
+		if d := piAgreement(e); d != "" {
+			differ = append(differ, fmt.Sprintf("| %s | %s | %s | %s |\n", e.Name, cell(e.Pi), cell(d), piDifferenceVerdict(d)))
+		}
+	}
+	if held > 0 {
+		fmt.Fprintf(&b, "\nHeld to Pi itself (the pinned Pi loads each installed Pi package and offers its tools to a stand-in model): %d packages, %d loaded by Pi; %d agree with mcp serve (loaded or not, the same tool names) and with the tools guard saw registered",
+			held, loaded, held-len(differ))
+		if len(differ) == 0 {
+			b.WriteString(", none differs.\n")
+		} else {
+			b.WriteString(", these differ:\n\n| package | Pi | what differs | judgement |\n|---|---|---|---|\n" + strings.Join(differ, ""))
+		}
 	}
 	return b.String()
 }

@@ -1,0 +1,187 @@
+//go:build realworld
+
+package realworld
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plaios/plaios/internal/testenv"
+)
+
+// piItself holds what plaios said of each installed Pi package to Pi itself: the pinned Pi
+// 1.6.0 loads the installed copy (`pi -e <folder>`, the package's resources by Pi's package
+// rules, nothing else: no built-in tools, MCP, skills, prompts, themes or context files) and
+// runs one prompt against a stand-in model, which records the tools Pi offers it. Pi's
+// verdict — loaded, with which tools, or the error it printed — is then held against mcp serve's
+// on the same copy and against the tools guard saw registered.
+func piItself(t *testing.T, list []*entry) {
+	var pis []*entry
+	for _, e := range list {
+		if e.Runtime == "pi" && e.InstalledDir != "" {
+			pis = append(pis, e)
+		}
+	}
+	if len(pis) == 0 {
+		return
+	}
+	start := time.Now()
+	model := &toolRecorder{offered: map[int][]string{}}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	bin, agentDir, env := testenv.Pi(t)
+	// One provider for every run; the run's number is its API key, which the model reads back.
+	models := fmt.Sprintf(`{"providers":{"stand-in":{"baseUrl":%q,"api":"openai-completions","apiKey":"0",
+"models":[{"id":"stand-in","name":"Stand-in","cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0}}]}}}`, srv.URL+"/v1")
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	var wg sync.WaitGroup
+	queue := make(chan int)
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range queue {
+				e := pis[i]
+				cmd := exec.Command(bin, "--offline", "--no-session", "--approve", "--no-builtin-tools", "--no-mcp", "--no-skills",
+					"--no-prompt-templates", "--no-themes", "--no-context-files", "--no-extensions", "-e", e.InstalledDir,
+					"--provider", "stand-in", "--model", "stand-in", "--api-key", strconv.Itoa(i), "--mode", "json", "-p", "Say ok.")
+				cmd.Dir, cmd.Env = cwd, env
+				var stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+				err := cmd.Run()
+				tools, asked := model.tools(i)
+				switch {
+				case piLoadError.MatchString(stderr.String()):
+					e.Pi = "FAIL: " + strings.TrimSpace(piLoadError.FindStringSubmatch(stderr.String())[1])
+				case err != nil || !asked:
+					e.Pi = fmt.Sprintf("FAIL: pi exited (%v) without asking the model: %s", err, firstLine(stderr.String()))
+				case len(tools) == 0:
+					e.Pi = "no tool"
+				default:
+					e.Pi = count(len(tools), "tool")
+				}
+				e.PiTools = tools
+			}
+		}()
+	}
+	for i := range pis {
+		queue <- i
+	}
+	close(queue)
+	wg.Wait()
+	t.Logf("held %d Pi packages to Pi itself in %v", len(pis), time.Since(start).Round(time.Second))
+}
+
+// piLoadError is Pi 1.6.0's report of an extension it cannot load (dist/main.js), up to the
+// first line of the cause.
+var piLoadError = regexp.MustCompile(`(?m)^Error: Failed to load extension "[^"]*": (?:Failed to load extension: )?(.*)$`)
+
+// toolRecorder is an OpenAI-compatible chat completions endpoint standing in for a model: it
+// records the names of the tools each run offers and answers "ok".
+type toolRecorder struct {
+	mu      sync.Mutex
+	offered map[int][]string
+}
+
+func (m *toolRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Tools []struct {
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	run, err := strconv.Atoi(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	if err != nil || json.NewDecoder(r.Body).Decode(&req) != nil {
+		http.Error(w, `{"error":{"message":"not a chat completion of a run"}}`, http.StatusBadRequest)
+		return
+	}
+	names := []string{}
+	for _, tl := range req.Tools {
+		names = append(names, tl.Function.Name)
+	}
+	sort.Strings(names)
+	m.mu.Lock()
+	m.offered[run] = names
+	m.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, c := range []string{`{"role":"assistant","content":"ok"}`, `{}`} {
+		finish := "null"
+		if c == `{}` {
+			finish = `"stop"`
+		}
+		fmt.Fprintf(w, `data: {"id":"stand-in","object":"chat.completion.chunk","created":1796200000,"model":"stand-in","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", c, finish)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// tools are the names run offered the model, and whether it asked at all.
+func (m *toolRecorder) tools(run int) ([]string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names, ok := m.offered[run]
+	return names, ok
+}
+
+// piDifferences are the verdicts on what differs between Pi and plaios, decided by reading the
+// package: a substring of the difference, and the verdict. Any other difference is UNJUDGED.
+var piDifferences = []struct{ differs, verdict string }{
+	{"Pi offers []; mcp serve serves [ask_user_question]", "plaios's limit: the extension takes its ask_user_question tool off the model's list in a run without Pi's UI (reconcile.ts, on before_agent_start), and the tool refuses to run without one (ask-user-question.ts); mcp serve, which gives it no UI, lists it, and a call gets the tool's refusal"},
+}
+
+// piDifferenceVerdict is the verdict on a difference ("UNJUDGED: …" when none is known).
+func piDifferenceVerdict(d string) string {
+	for _, j := range piDifferences {
+		if strings.Contains(d, j.differs) {
+			return j.verdict
+		}
+	}
+	return "UNJUDGED: " + d
+}
+
+// piAgreement says how plaios's verdicts on a Pi package compare with Pi's: "" when mcp serve
+// loaded the installed copy exactly when Pi did, with the same tool names, and guard, when it
+// loaded the package, saw the same tools; else what differs.
+func piAgreement(e *entry) string {
+	if e.Pi == "" {
+		return ""
+	}
+	piLoaded := !strings.HasPrefix(e.Pi, "FAIL")
+	serveLoaded := !strings.HasPrefix(e.Serve, "FAIL")
+	var diffs []string
+	switch {
+	case piLoaded != serveLoaded:
+		diffs = append(diffs, fmt.Sprintf("Pi: %s; mcp serve: %s", e.Pi, e.Serve))
+	case piLoaded && strings.Join(e.PiTools, ",") != strings.Join(e.ServedTools, ","):
+		diffs = append(diffs, fmt.Sprintf("Pi offers %v; mcp serve serves %v", e.PiTools, e.ServedTools))
+	}
+	if e.Guard != nil && (e.Guard.OK || len(e.Guard.Descriptors) > 0) {
+		var seen []string
+		for _, d := range e.Guard.Descriptors {
+			seen = append(seen, d.ID)
+		}
+		sort.Strings(seen)
+		if !piLoaded {
+			diffs = append(diffs, fmt.Sprintf("guard loaded it (%v); Pi: %s", seen, e.Pi))
+		} else if strings.Join(seen, ",") != strings.Join(e.PiTools, ",") {
+			diffs = append(diffs, fmt.Sprintf("guard saw %v; Pi offers %v", seen, e.PiTools))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
