@@ -99,24 +99,28 @@ func installed(t *testing.T, work string, list []*entry, env []string, agentosVe
 			jobs = append(jobs, job{pr.dir, e})
 		}
 	}
-	// Two at a time, as guard --jobs 2.
+	twoAtATime(len(jobs), func(i int) { bridgePass(jobs[i].dir, jobs[i].e, consumerFixtures) })
+	t.Logf("installed and served in %v", time.Since(start).Round(time.Second))
+}
+
+// twoAtATime calls f(0) … f(n-1), two at a time, as guard --jobs 2 runs its loads.
+func twoAtATime(n int, f func(i int)) {
 	var wg sync.WaitGroup
-	queue := make(chan job)
-	for i := 0; i < 2; i++ {
+	queue := make(chan int)
+	for w := 0; w < 2; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range queue {
-				bridgePass(j.dir, j.e, consumerFixtures)
+			for i := range queue {
+				f(i)
 			}
 		}()
 	}
-	for _, j := range jobs {
-		queue <- j
+	for i := 0; i < n; i++ {
+		queue <- i
 	}
 	close(queue)
 	wg.Wait()
-	t.Logf("installed and served in %v", time.Since(start).Round(time.Second))
 }
 
 // etarget is npm's refusal of a dependency version that is not published.

@@ -50,41 +50,28 @@ func piItself(t *testing.T, list []*entry) {
 		t.Fatal(err)
 	}
 	cwd := t.TempDir()
-	var wg sync.WaitGroup
-	queue := make(chan int)
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range queue {
-				e := pis[i]
-				cmd := exec.Command(bin, "--offline", "--no-session", "--approve", "--no-builtin-tools", "--no-mcp", "--no-skills",
-					"--no-prompt-templates", "--no-themes", "--no-context-files", "--no-extensions", "-e", e.InstalledDir,
-					"--provider", "stand-in", "--model", "stand-in", "--api-key", strconv.Itoa(i), "--mode", "json", "-p", "Say ok.")
-				cmd.Dir, cmd.Env = cwd, env
-				var stderr strings.Builder
-				cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-				err := cmd.Run()
-				tools, asked := model.tools(i)
-				switch {
-				case piLoadError.MatchString(stderr.String()):
-					e.Pi = "FAIL: " + strings.TrimSpace(piLoadError.FindStringSubmatch(stderr.String())[1])
-				case err != nil || !asked:
-					e.Pi = fmt.Sprintf("FAIL: pi exited (%v) without asking the model: %s", err, firstLine(stderr.String()))
-				case len(tools) == 0:
-					e.Pi = "no tool"
-				default:
-					e.Pi = count(len(tools), "tool")
-				}
-				e.PiTools = tools
-			}
-		}()
-	}
-	for i := range pis {
-		queue <- i
-	}
-	close(queue)
-	wg.Wait()
+	twoAtATime(len(pis), func(i int) {
+		e := pis[i]
+		cmd := exec.Command(bin, "--offline", "--no-session", "--approve", "--no-builtin-tools", "--no-mcp", "--no-skills",
+			"--no-prompt-templates", "--no-themes", "--no-context-files", "--no-extensions", "-e", e.InstalledDir,
+			"--provider", "stand-in", "--model", "stand-in", "--api-key", strconv.Itoa(i), "--mode", "json", "-p", "Say ok.")
+		cmd.Dir, cmd.Env = cwd, env
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+		err := cmd.Run()
+		tools, asked := model.tools(i)
+		switch {
+		case piLoadError.MatchString(stderr.String()):
+			e.Pi = "FAIL: " + strings.TrimSpace(piLoadError.FindStringSubmatch(stderr.String())[1])
+		case err != nil || !asked:
+			e.Pi = fmt.Sprintf("FAIL: pi exited (%v) without asking the model: %s", err, firstLine(stderr.String()))
+		case len(tools) == 0:
+			e.Pi = "no tool"
+		default:
+			e.Pi = count(len(tools), "tool")
+		}
+		e.PiTools = tools
+	})
 	t.Logf("held %d Pi packages to Pi itself in %v", len(pis), time.Since(start).Round(time.Second))
 }
 

@@ -99,20 +99,7 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"packages/ts-folder": "weather_C", "packages/globbed": "tool_a,tool_b", "packages/skills": "", "packages/commands": ""}
-	for d, tools := range want {
-		r := byDir(rep)[d]
-		if r == nil || !r.OK {
-			t.Fatalf("%s: %+v", d, r)
-		}
-		var got []string
-		for _, x := range r.Descriptors {
-			got = append(got, x.ID)
-		}
-		if strings.Join(got, ",") != tools {
-			t.Errorf("%s registered %v, want %s", d, got, tools)
-		}
-	}
+	assertRegistered(t, rep, map[string]string{"packages/ts-folder": "weather_C", "packages/globbed": "tool_a,tool_b", "packages/skills": "", "packages/commands": ""})
 
 	for d, want := range map[string]string{
 		"packages/missing": "packages/missing/package.json:4:3 pi-extension-missing: the tarball lacks ext/gone.js, which pi.extensions names (Pi skips it without a word)",
@@ -240,7 +227,19 @@ export default function (pi) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for d, tools := range map[string]string{"packages/legacy": "legacy_tool", "packages/bare": "", "packages/late": "late_tool"} {
+	assertRegistered(t, rep, map[string]string{"packages/legacy": "legacy_tool", "packages/bare": "", "packages/late": "late_tool"})
+	r := byDir(rep)["packages/peer"]
+	if r == nil || r.OK || !strings.Contains(r.Reason, "Pi cannot load @guard-pi/peer/dist/index.js") ||
+		!strings.HasSuffix(r.Reason, "(@guard-pi-peer/client is only a peer dependency, and pi install installs no peer: list it in dependencies)") {
+		t.Errorf("peer: %+v", r)
+	}
+}
+
+// assertRegistered holds each package folder of want to passing with exactly the tools it
+// names, comma-separated, in the order they were registered.
+func assertRegistered(t *testing.T, rep *Report, want map[string]string) {
+	t.Helper()
+	for d, tools := range want {
 		r := byDir(rep)[d]
 		if r == nil || !r.OK {
 			t.Fatalf("%s: %+v", d, r)
@@ -252,10 +251,5 @@ export default function (pi) {
 		if strings.Join(got, ",") != tools {
 			t.Errorf("%s registered %v, want %q", d, got, tools)
 		}
-	}
-	r := byDir(rep)["packages/peer"]
-	if r == nil || r.OK || !strings.Contains(r.Reason, "Pi cannot load @guard-pi/peer/dist/index.js") ||
-		!strings.HasSuffix(r.Reason, "(@guard-pi-peer/client is only a peer dependency, and pi install installs no peer: list it in dependencies)") {
-		t.Errorf("peer: %+v", r)
 	}
 }
