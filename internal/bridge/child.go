@@ -178,9 +178,6 @@ func (l *Loader) harnessInput() ([]byte, error) {
 	return json.Marshal(bridgeInput{HarnessInput: in, AllowNetwork: l.Serve && !l.Offline, Bridge: true, PiHost: l.piHost})
 }
 
-// piCodingAgent is Pi's package, whose loader compiles and loads a Pi extension.
-const piCodingAgent = "@earendil-works/pi-coding-agent"
-
 // piOnPath is the folder of the Pi whose pi command is on PATH, for a Pi pack that has none
 // installed beside it (in a node_modules above its real folder), as a package Pi installed has
 // not: `pi install` installs a package without its peers (npm --legacy-peer-deps, Pi 1.6.0's
@@ -195,7 +192,7 @@ func (l *Loader) piOnPath() string {
 		dir = real
 	}
 	for d := dir; filepath.Dir(d) != d; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "node_modules", filepath.FromSlash(piCodingAgent), "package.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(d, "node_modules", filepath.FromSlash(pack.PiCodingAgent), "package.json")); err == nil {
 			return ""
 		}
 	}
@@ -218,7 +215,7 @@ func (l *Loader) piOnPath() string {
 			if json.Unmarshal(data, &pj) != nil || pj.Name == "" {
 				continue // a folder's own package.json ({"type": "module"}), not a package's
 			}
-			if pj.Name == piCodingAgent {
+			if pj.Name == pack.PiCodingAgent {
 				return d
 			}
 			break // the pi command belongs to another package

@@ -26,16 +26,13 @@ import (
 var HostPackages = []string{
 	"@framers/agentos",
 	"openclaw",
-	piCodingAgent,
+	pack.PiCodingAgent,
 	"@earendil-works/pi-ai",
 	"@earendil-works/pi-agent-core",
 	"@earendil-works/pi-tui",
 	"@plaios/core",
 	"@plaios/microfrontend",
 }
-
-// piCodingAgent is Pi's own package, whose extension loader loads a Pi package.
-const piCodingAgent = "@earendil-works/pi-coding-agent"
 
 func isHost(name string) bool {
 	for _, h := range HostPackages {
@@ -399,7 +396,7 @@ func (g *run) linkHosts(project string, members []*Result) {
 		pj := r.packed.pkg
 		names := dependencyNames(pj)
 		if r.Runtime == pack.Pi {
-			names = append(names, piCodingAgent)
+			names = append(names, pack.PiCodingAgent)
 		}
 		if dev := pj.Get("devDependencies"); dev != nil && dev.Kind == jsonpos.Object {
 			for _, m := range dev.Members {

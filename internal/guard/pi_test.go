@@ -85,14 +85,7 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 		"packages/inert/README.md":    readme,
 		"packages/inert/ext/index.js": "export default function (pi) {}\n",
 	})
-	modules := filepath.Dir(filepath.Dir(piBin))
-	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(modules, "@earendil-works", "pi-coding-agent"), link); err != nil {
-		t.Fatal(err)
-	}
+	link := linkPi(t, dir, piBin)
 	opts := baseOptions(t, dir)
 	opts.All = true
 	rep, err := Run(context.Background(), opts)
@@ -214,13 +207,7 @@ export default function (pi) {
 }
 `,
 	})
-	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(piBin)), "@earendil-works", "pi-coding-agent"), link); err != nil {
-		t.Fatal(err)
-	}
+	linkPi(t, dir, piBin)
 	opts := baseOptions(t, dir)
 	opts.All = true
 	rep, err := Run(context.Background(), opts)
@@ -252,4 +239,18 @@ func assertRegistered(t *testing.T, rep *Report, want map[string]string) {
 			t.Errorf("%s registered %v, want %q", d, got, tools)
 		}
 	}
+}
+
+// linkPi links the pinned Pi (piBin its pi command) into the workspace dir's node_modules, as
+// a devDependency of the workspace is installed, and returns the link.
+func linkPi(t *testing.T, dir, piBin string) string {
+	t.Helper()
+	link := filepath.Join(dir, "node_modules", "@earendil-works", "pi-coding-agent")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(filepath.Dir(piBin)), "@earendil-works", "pi-coding-agent"), link); err != nil {
+		t.Fatal(err)
+	}
+	return link
 }

@@ -67,8 +67,11 @@ type PiModel struct {
 	Extensions []*jsonpos.Value // the string items of pi.extensions
 }
 
+// PiCodingAgent is Pi's own package, whose extension loader loads a Pi package.
+const PiCodingAgent = "@earendil-works/pi-coding-agent"
+
 // PiCorePackages are the Pi packages an extension must take as peers with range "*".
-var PiCorePackages = []string{"@earendil-works/pi-coding-agent", "@earendil-works/pi-ai", "@earendil-works/pi-agent-core", "@earendil-works/pi-tui", "typebox"}
+var PiCorePackages = []string{PiCodingAgent, "@earendil-works/pi-ai", "@earendil-works/pi-agent-core", "@earendil-works/pi-tui", "typebox"}
 
 // ParsePi reads the `pi` field.
 func ParsePi(pj *workspace.PackageJSON) *PiModel {
