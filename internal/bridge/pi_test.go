@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,6 +288,43 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	want := "plaios loads it with the Pi installed beside the pack (@earendil-works/pi-coding-agent in a node_modules above it) or the one whose pi command is on PATH, and finds neither: install Pi"
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("without pi on PATH: %v\nwant the sentence to end %q", err, want)
+	}
+
+	// A tool run by mcp serve gets the context of the session Pi started (its session manager,
+	// no UI), as in Pi, not an inert stand-in.
+	session := filepath.Join(base, "agent", "npm", "node_modules", "session-id")
+	testenv.WriteFiles(t, session, map[string]string{
+		"package.json": `{"name":"session-id","version":"0.1.0","type":"module","keywords":["pi-package"],"pi":{"extensions":["./index.js"]}}`,
+		"index.js": `export default function (pi) {
+  pi.registerTool({ name: 'session_id', label: 'Session', description: 'The session.', parameters: { type: 'object', properties: {} },
+    async execute(_id, _p, _signal, _update, ctx) {
+      const id = ctx.sessionManager.getSessionId();
+      return { content: [{ type: 'text', text: typeof id + ' ' + (id.length > 8) + ' ' + ctx.hasUI }], details: {} };
+    } });
+}
+`,
+	})
+	sp, err := Open(session, pack.None, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, err := NewLoader(context.Background(), &Loader{Pack: sp, Node: node, Getenv: func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sl.Close()
+	child, _, err := sl.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := child.Call(context.Background(), "session_id", json.RawMessage(`{}`))
+	if err != nil || !reply.OK || !strings.Contains(string(reply.Content), `"text":"string true false"`) {
+		t.Fatalf("a tool's context: %+v, %v", reply, err)
 	}
 
 	// A package that needs what it lists only as a peer (@0xkobold/pi-ollama and ollama):

@@ -635,7 +635,8 @@ async function piHost() {
 // reason: "startup"}), through Pi's own ExtensionRunner over an in-memory session, with no UI
 // and actions that do nothing: an extension that registers its tools there (pi-blueprint,
 // pi-subagents' supervisor tool) has them as in Pi. A handler that throws is reported by Pi
-// and the session goes on; so here. A Pi without this runner starts no session.
+// and the session goes on; so here. Returns the runner, whose context a tool's call gets;
+// undefined from a Pi without this runner, which starts no session.
 async function piSessionStart(core, loaded) {
   let ExtensionRunner, SessionManager;
   try {
@@ -664,12 +665,15 @@ async function piSessionStart(core, loaded) {
   const runner = new ExtensionRunner(loaded.extensions, loaded.runtime, cwdNow, SessionManager.inMemory(cwdNow), hostObject({}));
   runner.bindCore(actions, contextActions, providerActions);
   await runner.emit({ type: 'session_start', reason: 'startup' });
+  return runner;
 }
 
-function piTool(descriptors, def) {
+// piTool records a Pi tool; a call runs its execute with the context contextOf makes (Pi's own,
+// from the runner the session started with, or the inert piContext without one).
+function piTool(descriptors, def, contextOf = () => piContext) {
   descriptors.push({ id: String(def.name), kind: 'tool' });
   addTool(`registerTool ${def.name}`, def.name, def.parameters, undefined, { description: def.description, title: def.label, tags: def.tags },
-    typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, piContext) }) : undefined);
+    typeof def.execute === 'function' ? async (args, call) => ({ ok: true, content: await def.execute(call.callId, args, call.signal, () => {}, contextOf()) }) : undefined);
 }
 
 async function pi() {
@@ -701,10 +705,11 @@ async function pi() {
       if (loaded.runtime && Array.isArray(loaded.runtime[list])) others += loaded.runtime[list].length;
     }
     stage('session_start');
-    await host.startSession(loaded);
+    const runner = await host.startSession(loaded);
+    const contextOf = runner ? () => runner.createContext() : undefined;
     for (const ext of loaded.extensions || []) {
       for (const [, registered] of ext.tools || []) {
-        if (registered && registered.definition) piTool(descriptors, registered.definition);
+        if (registered && registered.definition) piTool(descriptors, registered.definition, contextOf);
       }
       for (const kind of ['commands', 'handlers', 'flags', 'shortcuts', 'messageRenderers', 'entryRenderers']) {
         if (ext[kind] instanceof Map) others += ext[kind].size;
