@@ -633,7 +633,7 @@ async function piHost() {
 // piSessionStart emits session_start to the loaded extensions, as Pi does when its session
 // starts (dist/core/agent-session.js: its ExtensionRunner's emit of {type: "session_start",
 // reason: "startup"}), through Pi's own ExtensionRunner over an in-memory session, with no UI
-// and actions that do nothing: an extension that registers its tools there (pi-blueprint,
+// and actions that do nothing (but keep the active tool list an extension sets): an extension that registers its tools there (pi-blueprint,
 // pi-subagents' supervisor tool) has them as in Pi. A handler that throws is reported by Pi
 // and the session goes on; so here. Returns the runner, whose context a tool's call gets;
 // undefined from a Pi without this runner, which starts no session.
@@ -661,8 +661,7 @@ async function piSessionStart(core, loaded) {
     getContextUsage: () => undefined, compact: nothing, getSystemPrompt: () => '', executeTool: async () => undefined,
   };
   const providerActions = { registerProvider: nothing, registerNativeProvider: nothing, unregisterProvider: nothing, registerVirtualModel: nothing };
-  const cwdNow = process.cwd();
-  const runner = new ExtensionRunner(loaded.extensions, loaded.runtime, cwdNow, SessionManager.inMemory(cwdNow), hostObject({}));
+  const runner = new ExtensionRunner(loaded.extensions, loaded.runtime, cwd, SessionManager.inMemory(cwd), hostObject({}));
   runner.bindCore(actions, contextActions, providerActions);
   await runner.emit({ type: 'session_start', reason: 'startup' });
   return runner;
