@@ -265,21 +265,11 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	}
 	node := filepath.Join(testenv.Node24(t), "node")
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
-	res := loadWith(t, &Loader{Pack: p, Node: node, Getenv: func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return ""
-	}})
+	res := loadWith(t, &Loader{Pack: p, Node: node, Getenv: onlyPath(path)})
 	if len(res.Tools) != 1 || res.Tools[0].Name != "weather" {
 		t.Fatalf("with pi on PATH: tools %+v", res.Tools)
 	}
-	l, err := NewLoader(context.Background(), &Loader{Pack: p, Node: node, Getenv: func(k string) string {
-		if k == "PATH" {
-			return "/usr/bin:/bin"
-		}
-		return ""
-	}})
+	l, err := NewLoader(context.Background(), &Loader{Pack: p, Node: node, Getenv: onlyPath("/usr/bin:/bin")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,12 +298,7 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sl, err := NewLoader(context.Background(), &Loader{Pack: sp, Node: node, Getenv: func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return ""
-	}})
+	sl, err := NewLoader(context.Background(), &Loader{Pack: sp, Node: node, Getenv: onlyPath(path)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,12 +324,7 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err = NewLoader(context.Background(), &Loader{Pack: pp, Node: node, Getenv: func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return ""
-	}})
+	l, err = NewLoader(context.Background(), &Loader{Pack: pp, Node: node, Getenv: onlyPath(path)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,5 +333,15 @@ export default function (pi: { registerTool(t: unknown): void }): void {
 	want = "(ollama is only a peer dependency, and pi install installs no peer: list it in dependencies)"
 	if err == nil || !strings.Contains(err.Error(), "Pi cannot load local-models/dist/index.js") || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("a missing peer: %v\nwant the sentence to end %q", err, want)
+	}
+}
+
+// onlyPath is a Getenv that knows only PATH, set to path.
+func onlyPath(path string) func(string) string {
+	return func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
 	}
 }
