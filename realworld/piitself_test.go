@@ -62,15 +62,15 @@ func piItself(t *testing.T, list []*entry) {
 		tools, asked := model.tools(i)
 		switch {
 		case piLoadError.MatchString(stderr.String()):
-			e.Pi = "FAIL: " + strings.TrimSpace(piLoadError.FindStringSubmatch(stderr.String())[1])
+			e.Itself = "FAIL: " + strings.TrimSpace(piLoadError.FindStringSubmatch(stderr.String())[1])
 		case err != nil || !asked:
-			e.Pi = fmt.Sprintf("FAIL: pi exited (%v) without asking the model: %s", err, firstLine(stderr.String()))
+			e.Itself = fmt.Sprintf("FAIL: pi exited (%v) without asking the model: %s", err, firstLine(stderr.String()))
 		case len(tools) == 0:
-			e.Pi = "no tool"
+			e.Itself = "no tool"
 		default:
-			e.Pi = count(len(tools), "tool")
+			e.Itself = count(len(tools), "tool")
 		}
-		e.PiTools = tools
+		e.ItselfTools = tools
 	})
 	t.Logf("held %d Pi packages to Pi itself in %v", len(pis), time.Since(start).Round(time.Second))
 }
@@ -126,15 +126,19 @@ func (m *toolRecorder) tools(run int) ([]string, bool) {
 	return names, ok
 }
 
-// piDifferences are the verdicts on what differs between Pi and plaios, decided by reading the
-// package: a substring of the difference, and the verdict. Any other difference is UNJUDGED.
-var piDifferences = []struct{ differs, verdict string }{
+// differences are the verdicts on what differs between a runtime itself and plaios, decided by
+// reading the package: a substring of the difference, and the verdict. Any other difference is
+// UNJUDGED.
+var differences = []struct{ differs, verdict string }{
 	{"Pi offers []; mcp serve serves [ask_user_question]", "plaios's limit: the extension takes its ask_user_question tool off the model's list in a run without Pi's UI (reconcile.ts, on before_agent_start), and the tool refuses to run without one (ask-user-question.ts); mcp serve, which gives it no UI, lists it, and a call gets the tool's refusal"},
+	{"is only available for trusted plugins", "the sweep's, not the plugin's nor plaios's: openclaw gives a plugin's keyed state store only to a trusted plugin, one installed from its official npm package or ClawHub listing (openclaw 2026.9.6's dist/plugin-trust-*.mjs), and the sweep loads every plugin from a load path (origin \"config\", no install record); guard treats an @openclaw/* plugin as an official install"},
+	{`requires the registry-owned "codex" harness`, "the sweep's, not the plugin's nor plaios's: openclaw lets only a bundled plugin or the official codex install claim the codex harness's native compaction and its reserved commands (dist/loader-runtime-load-*.mjs, canClaimReservedCommandOwnership), and the sweep loads every plugin from a load path; guard treats an @openclaw/* plugin as an official install"},
+	{"only bundled plugins can claim reserved command ownership", "the sweep's, not the plugin's nor plaios's: as for the codex harness above, reserved commands are a bundled or officially installed plugin's (dist/loader-runtime-load-*.mjs, canClaimReservedCommandOwnership), and the sweep loads every plugin from a load path"},
 }
 
-// piDifferenceVerdict is the verdict on a difference ("UNJUDGED: …" when none is known).
-func piDifferenceVerdict(d string) string {
-	for _, j := range piDifferences {
+// differenceVerdict is the verdict on a difference ("UNJUDGED: …" when none is known).
+func differenceVerdict(d string) string {
+	for _, j := range differences {
 		if strings.Contains(d, j.differs) {
 			return j.verdict
 		}
@@ -142,32 +146,41 @@ func piDifferenceVerdict(d string) string {
 	return "UNJUDGED: " + d
 }
 
-// piAgreement says how plaios's verdicts on a Pi package compare with Pi's: "" when mcp serve
-// loaded the installed copy exactly when Pi did, with the same tool names, and guard, when it
-// loaded the package, saw the same tools; else what differs.
-func piAgreement(e *entry) string {
-	if e.Pi == "" {
+// itselfAgreement says how plaios's verdicts on a pack compare with its runtime's own: "" when
+// they agree, else what differs. For a Pi package, mcp serve loaded the installed copy exactly
+// when Pi did, with the same tool names, and guard, when it loaded the package, saw the same
+// tools. For an OpenClaw plugin, guard's verdict and the tools it saw registered are openclaw's
+// (mcp serve serves the tools a plugin makes, openclaw lists the names its factories give too).
+func itselfAgreement(e *entry) string {
+	if e.Itself == "" {
 		return ""
 	}
-	piLoaded := !strings.HasPrefix(e.Pi, "FAIL")
-	serveLoaded := !strings.HasPrefix(e.Serve, "FAIL")
+	name := map[string]string{"pi": "Pi", "openclaw": "openclaw"}[e.Runtime]
+	loaded := !strings.HasPrefix(e.Itself, "FAIL")
 	var diffs []string
-	switch {
-	case piLoaded != serveLoaded:
-		diffs = append(diffs, fmt.Sprintf("Pi: %s; mcp serve: %s", e.Pi, e.Serve))
-	case piLoaded && strings.Join(e.PiTools, ",") != strings.Join(e.ServedTools, ","):
-		diffs = append(diffs, fmt.Sprintf("Pi offers %v; mcp serve serves %v", e.PiTools, e.ServedTools))
+	if e.Runtime == "pi" {
+		serveLoaded := !strings.HasPrefix(e.Serve, "FAIL")
+		switch {
+		case loaded != serveLoaded:
+			diffs = append(diffs, fmt.Sprintf("Pi: %s; mcp serve: %s", e.Itself, e.Serve))
+		case loaded && strings.Join(e.ItselfTools, ",") != strings.Join(e.ServedTools, ","):
+			diffs = append(diffs, fmt.Sprintf("Pi offers %v; mcp serve serves %v", e.ItselfTools, e.ServedTools))
+		}
 	}
-	if e.Guard != nil && (e.Guard.OK || len(e.Guard.Descriptors) > 0) {
+	if e.Guard != nil {
 		var seen []string
 		for _, d := range e.Guard.Descriptors {
 			seen = append(seen, d.ID)
 		}
 		sort.Strings(seen)
-		if !piLoaded {
-			diffs = append(diffs, fmt.Sprintf("guard loaded it (%v); Pi: %s", seen, e.Pi))
-		} else if strings.Join(seen, ",") != strings.Join(e.PiTools, ",") {
-			diffs = append(diffs, fmt.Sprintf("guard saw %v; Pi offers %v", seen, e.PiTools))
+		guardLoaded := e.Guard.OK || len(e.Guard.Descriptors) > 0
+		switch {
+		case guardLoaded && !loaded:
+			diffs = append(diffs, fmt.Sprintf("guard loaded it (%v); %s: %s", seen, name, e.Itself))
+		case !guardLoaded && loaded && e.Runtime == "openclaw":
+			diffs = append(diffs, fmt.Sprintf("guard: %s; %s loaded it (%v)", e.Guard.Reason, name, e.ItselfTools))
+		case guardLoaded && strings.Join(seen, ",") != strings.Join(e.ItselfTools, ","):
+			diffs = append(diffs, fmt.Sprintf("guard saw %v; %s has %v", seen, name, e.ItselfTools))
 		}
 	}
 	return strings.Join(diffs, "; ")

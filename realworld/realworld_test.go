@@ -52,11 +52,11 @@ type entry struct {
 	Serve     string // what mcp serve --list served, or why it did not
 	Export    string // what the runtime's export said
 
-	// The installed copy held to its runtime itself (piitself_test.go).
+	// The installed copy held to its runtime itself (piitself_test.go, openclawitself_test.go).
 	InstalledDir string   // the installed package's folder
 	ServedTools  []string // the names mcp serve served, sorted
-	Pi           string   // what the pinned Pi loaded: "N tools", "no tool", or "FAIL: why"
-	PiTools      []string // the names Pi offered the model, sorted
+	Itself       string   // what the pinned runtime loaded: "N tools", "no tool", or "FAIL: why"
+	ItselfTools  []string // the names of the tools it has, sorted
 }
 
 // readList reads packages.txt: [section] lines, names, # comments.
@@ -301,6 +301,7 @@ func TestRealWorld(t *testing.T) {
 	t.Setenv("PATH", filepath.Dir(piBin)+string(os.PathListSeparator)+genv["PATH"])
 	installed(t, work, list, env, agentosVersion, fixtures)
 	piItself(t, list)
+	openclawItself(t, list)
 
 	table := render(list, time.Since(start))
 	fmt.Println(table)
@@ -570,7 +571,7 @@ func render(list []*entry, took time.Duration) string {
 		if v := installedVerdict(export); v != "" {
 			installedSaid[strings.SplitN(export, ":", 2)[0]+": "+v]++
 		}
-		if unjudged || strings.Contains(installedVerdict(serve)+installedVerdict(export), "UNJUDGED") || strings.HasPrefix(piDifferenceVerdict(piAgreement(e)), "UNJUDGED: ") && piAgreement(e) != "" {
+		if unjudged || strings.Contains(installedVerdict(serve)+installedVerdict(export), "UNJUDGED") || strings.HasPrefix(differenceVerdict(itselfAgreement(e)), "UNJUDGED: ") && itselfAgreement(e) != "" {
 			counts["unjudged"]++
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", e.Name, e.Version, errs, verdict, cell(reason), judgement, cell(serve), cell(export))
@@ -601,28 +602,33 @@ func render(list []*entry, took time.Duration) string {
 	for _, k := range said {
 		fmt.Fprintf(&b, "| %d | %s |\n", installedSaid[k], k)
 	}
-	// Pi itself on the installed Pi packages.
-	held, loaded := 0, 0
-	var differ []string
-	for _, e := range list {
-		if e.Pi == "" {
+	// The runtimes themselves on the installed packs.
+	for _, rt := range []struct{ section, name, how string }{
+		{"pi", "Pi", "the pinned Pi loads each installed Pi package and offers its tools to a stand-in model; compared with mcp serve (loaded or not, the same tool names) and with the tools guard saw registered"},
+		{"openclaw", "OpenClaw", "the pinned openclaw loads every installed plugin from its configuration's load paths (`plugins inspect --all --runtime`); compared with guard (loaded or not, the same tool names)"},
+	} {
+		held, loaded := 0, 0
+		var differ []string
+		for _, e := range list {
+			if e.Runtime != rt.section || e.Itself == "" {
+				continue
+			}
+			held++
+			if !strings.HasPrefix(e.Itself, "FAIL") {
+				loaded++
+			}
+			if d := itselfAgreement(e); d != "" {
+				differ = append(differ, fmt.Sprintf("| %s | %s | %s | %s |\n", e.Name, cell(e.Itself), cell(d), differenceVerdict(d)))
+			}
+		}
+		if held == 0 {
 			continue
 		}
-		held++
-		if !strings.HasPrefix(e.Pi, "FAIL") {
-			loaded++
-		}
-		if d := piAgreement(e); d != "" {
-			differ = append(differ, fmt.Sprintf("| %s | %s | %s | %s |\n", e.Name, cell(e.Pi), cell(d), piDifferenceVerdict(d)))
-		}
-	}
-	if held > 0 {
-		fmt.Fprintf(&b, "\nHeld to Pi itself (the pinned Pi loads each installed Pi package and offers its tools to a stand-in model): %d packages, %d loaded by Pi; %d agree with mcp serve (loaded or not, the same tool names) and with the tools guard saw registered",
-			held, loaded, held-len(differ))
+		fmt.Fprintf(&b, "\nHeld to %s itself (%s): %d packages, %d loaded by %s, %d agree", rt.name, rt.how, held, loaded, rt.name, held-len(differ))
 		if len(differ) == 0 {
 			b.WriteString(", none differs.\n")
 		} else {
-			b.WriteString(", these differ:\n\n| package | Pi | what differs | judgement |\n|---|---|---|---|\n" + strings.Join(differ, ""))
+			b.WriteString(", these differ:\n\n| package | " + rt.name + " | what differs | judgement |\n|---|---|---|---|\n" + strings.Join(differ, ""))
 		}
 	}
 	return b.String()
