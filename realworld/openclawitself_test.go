@@ -89,7 +89,83 @@ func openclawItself(t *testing.T, list []*entry) {
 			e.Itself = fmt.Sprintf("FAIL: openclaw did not report the plugin %q from its load paths", id)
 		}
 	}
+	for id, e := range byID {
+		if refusedTrust(e.Itself) && strings.HasPrefix(e.Name, "@openclaw/") {
+			officialInstall(t, id, e)
+		}
+	}
 	t.Logf("held %d OpenClaw plugins to openclaw itself (%d reported) in %v", len(byID), seen, time.Since(start).Round(time.Second))
+}
+
+// trustRefusals are openclaw 2026.9.6's refusals of what it gives only a trusted plugin, one
+// bundled with it or officially installed (from its npm package or ClawHub listing): a plugin
+// state store (dist/plugin-trust-*.mjs, assertTrustedPluginRuntime), the codex harness's
+// native compaction and a reserved command (dist/loader-runtime-load-*.mjs,
+// canClaimReservedCommandOwnership). A plugin loaded from a load path is neither.
+var trustRefusals = []string{
+	"is only available for trusted plugins",
+	`requires the registry-owned "codex" harness`,
+	"only bundled plugins can claim reserved command ownership",
+}
+
+// refusedTrust says whether a verdict is one of openclaw's trust refusals.
+func refusedTrust(verdict string) bool {
+	if !strings.HasPrefix(verdict, "FAIL") {
+		return false
+	}
+	for _, r := range trustRefusals {
+		if strings.Contains(verdict, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// officialInstall holds an official plugin that openclaw refused trust from a load path to
+// openclaw again as its users get it: installed from npm at the sweep's version (`openclaw
+// plugins install <name>@<version>`, which records an official install: trust reason
+// "trusted-official") into a home of its own, and inspected there (`plugins inspect <id>
+// --runtime --json`). When the install or the inspect fails, the load path's verdict stays.
+func officialInstall(t *testing.T, id string, e *entry) {
+	bin, env := testenv.OpenClaw(t)
+	configPath := filepath.Join(t.TempDir(), "openclaw.json")
+	if err := os.WriteFile(configPath, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "OPENCLAW_CONFIG_PATH="+configPath)
+	run := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = t.TempDir(), env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("openclaw %s: %v: %s", strings.Join(args[:2], " "), err, lastLines(stderr.String()+stdout.String(), 3))
+		}
+		return stdout.Bytes(), nil
+	}
+	if _, err := run("plugins", "install", e.Name+"@"+e.Version); err != nil {
+		t.Logf("%s: not held again as an official install: %v", e.Name, err)
+		return
+	}
+	out, err := run("plugins", "inspect", id, "--runtime", "--json")
+	if err != nil {
+		t.Logf("%s: not held again as an official install: %v", e.Name, err)
+		return
+	}
+	var r inspectReport
+	i := bytes.IndexByte(out, '{')
+	if i < 0 {
+		t.Logf("%s: not held again as an official install: no JSON report from openclaw plugins inspect", e.Name)
+		return
+	}
+	if err := json.NewDecoder(bytes.NewReader(out[i:])).Decode(&r); err != nil || r.Plugin.ID != id {
+		t.Logf("%s: not held again as an official install: openclaw plugins inspect reported %q (%v)", e.Name, r.Plugin.ID, err)
+		return
+	}
+	t.Logf("%s: loaded from a load path: %s; as an official install from npm: %s", e.Name, e.Itself, r.verdict())
+	e.Itself, e.ItselfAs = r.verdict(), "an official install from npm"
+	e.ItselfTools = append([]string(nil), r.Plugin.ToolNames...)
+	sort.Strings(e.ItselfTools)
 }
 
 // inspectReport is one plugin in the report of openclaw 2026.9.6's `plugins inspect --all

@@ -57,6 +57,7 @@ type entry struct {
 	ServedTools  []string // the names mcp serve served, sorted
 	Itself       string   // what the pinned runtime loaded: "N tools", "no tool", or "FAIL: why"
 	ItselfTools  []string // the names of the tools it has, sorted
+	ItselfAs     string   // how the runtime got it when not as the pass's first try ("an official install from npm")
 }
 
 // readList reads packages.txt: [section] lines, names, # comments.
@@ -605,15 +606,19 @@ func render(list []*entry, took time.Duration) string {
 	// The runtimes themselves on the installed packs.
 	for _, rt := range []struct{ section, name, how string }{
 		{"pi", "Pi", "the pinned Pi loads each installed Pi package and offers its tools to a stand-in model; compared with mcp serve (loaded or not, the same tool names) and with the tools guard saw registered"},
-		{"openclaw", "OpenClaw", "the pinned openclaw loads every installed plugin from its configuration's load paths (`plugins inspect --all --runtime`); compared with guard (loaded or not, the same tool names)"},
+		{"openclaw", "OpenClaw", "the pinned openclaw loads every installed plugin from its configuration's load paths (`plugins inspect --all --runtime`), and an official one it refuses trust there again as installed from npm; compared with guard (loaded or not, the same tool names)"},
 	} {
 		held, loaded := 0, 0
 		var differ []string
-		for _, e := range list {
+		var again []int
+		for i, e := range list {
 			if e.Runtime != rt.section || e.Itself == "" {
 				continue
 			}
 			held++
+			if e.ItselfAs != "" {
+				again = append(again, i)
+			}
 			if !strings.HasPrefix(e.Itself, "FAIL") {
 				loaded++
 			}
@@ -625,6 +630,9 @@ func render(list []*entry, took time.Duration) string {
 			continue
 		}
 		fmt.Fprintf(&b, "\nHeld to %s itself (%s): %d packages, %d loaded by %s, %d agree", rt.name, rt.how, held, loaded, rt.name, held-len(differ))
+		if len(again) > 0 {
+			fmt.Fprintf(&b, " (%s held again as %s: %s)", count(len(again), "package"), list[again[0]].ItselfAs, strings.Join(againNames(list, again), ", "))
+		}
 		if len(differ) == 0 {
 			b.WriteString(", none differs.\n")
 		} else {
@@ -652,4 +660,13 @@ type logWriter struct {
 func (l logWriter) Write(p []byte) (int, error) {
 	l.t.Logf("%6.1fs %s", time.Since(l.start).Seconds(), strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// againNames are the names of the entries of list at the indexes.
+func againNames(list []*entry, indexes []int) []string {
+	names := make([]string, len(indexes))
+	for i, j := range indexes {
+		names[i] = list[j].Name
+	}
+	return names
 }
