@@ -127,13 +127,19 @@ func (m *toolRecorder) tools(run int) ([]string, bool) {
 }
 
 // differences are the verdicts on what differs between a runtime itself and plaios, decided by
-// reading the package: a substring of the difference, and the verdict. Any other difference is
-// UNJUDGED.
-var differences = []struct{ differs, verdict string }{
-	{"Pi offers []; mcp serve serves [ask_user_question]", "plaios's limit: the extension takes its ask_user_question tool off the model's list in a run without Pi's UI (reconcile.ts, on before_agent_start), and the tool refuses to run without one (ask-user-question.ts); mcp serve, which gives it no UI, lists it, and a call gets the tool's refusal"},
-	{"is only available for trusted plugins", "the sweep's, not the plugin's nor plaios's: openclaw gives a plugin's keyed state store only to a trusted plugin, one installed from its official npm package or ClawHub listing (openclaw 2026.9.6's dist/plugin-trust-*.mjs), and the sweep loads every plugin from a load path (origin \"config\", no install record); guard treats an @openclaw/* plugin as an official install"},
-	{`requires the registry-owned "codex" harness`, "the sweep's, not the plugin's nor plaios's: openclaw lets only a bundled plugin or the official codex install claim the codex harness's native compaction and its reserved commands (dist/loader-runtime-load-*.mjs, canClaimReservedCommandOwnership), and the sweep loads every plugin from a load path; guard treats an @openclaw/* plugin as an official install"},
-	{"only bundled plugins can claim reserved command ownership", "the sweep's, not the plugin's nor plaios's: as for the codex harness above, reserved commands are a bundled or officially installed plugin's (dist/loader-runtime-load-*.mjs, canClaimReservedCommandOwnership), and the sweep loads every plugin from a load path"},
+// reading the package: a substring of the difference, the verdict, and whether it is one of
+// openclaw 2026.9.6's refusals of what it gives only a trusted plugin, one bundled with it or
+// officially installed (from its npm package or ClawHub listing), which a plugin from a load
+// path is not (openclawItself holds such a plugin again as an official install). Any other
+// difference is UNJUDGED.
+var differences = []struct {
+	differs, verdict string
+	refusesTrust     bool
+}{
+	{"Pi offers []; mcp serve serves [ask_user_question]", "plaios's limit: the extension takes its ask_user_question tool off the model's list in a run without Pi's UI (reconcile.ts, on before_agent_start), and the tool refuses to run without one (ask-user-question.ts); mcp serve, which gives it no UI, lists it, and a call gets the tool's refusal", false},
+	{"is only available for trusted plugins", "the sweep's, not the plugin's nor plaios's: openclaw gives a plugin's keyed state store only to a trusted plugin, one installed from its official npm package or ClawHub listing (openclaw 2026.9.6's dist/plugin-trust-*.mjs), and the sweep loads every plugin from a load path (origin \"config\", no install record); guard treats an @openclaw/* plugin as an official install", true},
+	{`requires the registry-owned "codex" harness`, "the sweep's, not the plugin's nor plaios's: openclaw lets only a bundled plugin or the official codex install claim the codex harness's native compaction and its reserved commands (dist/loader-runtime-load-*.mjs, canClaimReservedCommandOwnership), and the sweep loads every plugin from a load path; guard treats an @openclaw/* plugin as an official install", true},
+	{"only bundled plugins can claim reserved command ownership", "the sweep's, not the plugin's nor plaios's: as for the codex harness above, reserved commands are a bundled or officially installed plugin's (dist/loader-runtime-load-*.mjs, canClaimReservedCommandOwnership), and the sweep loads every plugin from a load path", true},
 }
 
 // differenceVerdict is the verdict on a difference ("UNJUDGED: …" when none is known).

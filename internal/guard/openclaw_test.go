@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -270,38 +269,11 @@ export default defineToolPlugin({
 
 	// The real openclaw loads the register(api) plugins from its configuration's load paths
 	// (none of them an official install, so none is trusted with plugin state).
-	home := t.TempDir()
-	var paths []string
-	entries := map[string]any{}
+	folders := map[string]string{}
 	for _, id := range []string{"v2-factory", "v3-factory", "gated", "acme-state"} {
-		paths = append(paths, filepath.Join(dir, "packages", id))
-		entries[id] = map[string]any{"enabled": true}
+		folders[id] = filepath.Join(dir, "packages", id)
 	}
-	config, _ := json.Marshal(map[string]any{"plugins": map[string]any{"load": map[string]any{"paths": paths}, "entries": entries}})
-	testenv.WriteFiles(t, home, map[string]string{"openclaw.json": string(config)})
-	env := append(append([]string(nil), ocEnv...), "OPENCLAW_CONFIG_PATH="+filepath.Join(home, "openclaw.json"), "OPENCLAW_STATE_DIR="+filepath.Join(home, "state"))
-	cmd := exec.Command(bin, "plugins", "inspect", "--all", "--runtime", "--json")
-	cmd.Dir, cmd.Env = dir, env
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("openclaw plugins inspect: %v\n%s", err, stderr.String())
-	}
-	var inspected []struct {
-		Plugin struct {
-			ID        string   `json:"id"`
-			Status    string   `json:"status"`
-			ToolNames []string `json:"toolNames"`
-		} `json:"plugin"`
-		Diagnostics []struct {
-			Level   string `json:"level"`
-			Message string `json:"message"`
-		} `json:"diagnostics"`
-	}
-	if err := json.NewDecoder(strings.NewReader(string(out))).Decode(&inspected); err != nil {
-		t.Fatalf("openclaw plugins inspect --json: %v\n%s", err, out)
-	}
+	inspected := testenv.InspectOpenClawLoadPaths(t, bin, ocEnv, dir, folders)
 	seen := 0
 	for _, p := range inspected {
 		r := got["packages/"+p.Plugin.ID]
@@ -329,7 +301,7 @@ export default defineToolPlugin({
 		t.Logf("%s: openclaw %s %v %q; guard ok=%v %v", p.Plugin.ID, p.Plugin.Status, p.Plugin.ToolNames, refused, r.OK, ids)
 	}
 	if seen != 4 {
-		t.Errorf("openclaw inspected %d of the 4 plugins:\n%s", seen, out)
+		t.Errorf("openclaw inspected %d of the 4 plugins", seen)
 	}
 
 	// The stale tool plugin's manifest is what openclaw's own check calls out of date.
