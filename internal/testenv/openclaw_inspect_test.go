@@ -1,0 +1,28 @@
+package testenv
+
+import "testing"
+
+// TestDecodeFirstJSON: openclaw's report is found after what plugins printed while they loaded
+// (a log line with braces of its own included) and before anything after it.
+func TestDecodeFirstJSON(t *testing.T) {
+	out := []byte("[discord] starting {pid 4}\n[\n  {\"plugin\": {\"id\": \"codex\", \"status\": \"loaded\", \"toolNames\": [\"codex_threads\"]},\n" +
+		"   \"diagnostics\": [{\"level\": \"error\", \"message\": \"native compaction requires the registry-owned \\\"codex\\\" harness\"}]}\n]\nbye\n")
+	var all []OpenClawInspected
+	if err := decodeFirstJSON(out, &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all[0].Plugin.ID != "codex" || all[0].Plugin.Status != "loaded" || len(all[0].Plugin.ToolNames) != 1 ||
+		len(all[0].Diagnostics) != 1 || all[0].Diagnostics[0].Level != "error" {
+		t.Errorf("decoded %+v", all)
+	}
+	var one OpenClawInspected
+	if err := decodeFirstJSON([]byte(`{"plugin":{"id":"discord","status":"error","error":"PluginTrustRefusalError: …"},"diagnostics":[]}`), &one); err != nil {
+		t.Fatal(err)
+	}
+	if one.Plugin.ID != "discord" || one.Plugin.Error != "PluginTrustRefusalError: …" {
+		t.Errorf("decoded %+v", one)
+	}
+	if err := decodeFirstJSON([]byte("no report\n"), &all); err == nil {
+		t.Error("no JSON: no error")
+	}
+}
