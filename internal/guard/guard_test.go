@@ -574,21 +574,11 @@ func TestNoSandbox(t *testing.T) {
 	}
 }
 
-// pnpm installs the pinned pnpm once into the test cache and returns its executable.
-func pnpm(t *testing.T) string {
-	t.Helper()
-	const version = "10.34.9"
-	dir := testenv.Cached(t, testenv.CacheDir(t, "pnpm-"+version), func(dir string) {
-		testenv.Run(t, dir, nil, "npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", dir, "pnpm@"+version)
-	})
-	return filepath.Join(dir, "node_modules", ".bin", "pnpm")
-}
-
 // TestPnpmWorkspace: a pnpm workspace packs with pnpm, which rewrites workspace: specifiers;
 // packing the same repository with npm leaves them, and guard says so.
 func TestPnpmWorkspace(t *testing.T) {
 	t.Parallel() // see baseOptions
-	bin := pnpm(t)
+	bin := testenv.PNPM(t)
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, map[string]string{
 		"pnpm-workspace.yaml":       "packages:\n  - packages/*\n",
@@ -602,7 +592,17 @@ func TestPnpmWorkspace(t *testing.T) {
 	opts.All = true
 	opts.PNPM = bin
 	// pnpm packs what it installed: it reads a workspace: dependency's version from there.
-	testenv.Run(t, dir, nil, bin, "install", "--ignore-scripts", "--registry", opts.Registry)
+	// Its store and home are the test's: left to itself pnpm puts its store in the user's home
+	// (~/.local/share/pnpm/store) or, when the folder is on another file system, at that
+	// file system's root (/dev/shm/.pnpm-store under a TMPDIR on a tmpfs).
+	home, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	testenv.Run(t, dir, append(testenv.CleanEnv(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"),
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "npm_config_store_dir="+store),
+		bin, "install", "--ignore-scripts", "--registry", opts.Registry)
+	if projects, _ := filepath.Glob(filepath.Join(store, "v*", "projects", "*")); len(projects) != 1 {
+		t.Fatalf("pnpm install registered %d projects in the test's store %s, want this workspace", len(projects), store)
+	}
 	rep, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
