@@ -63,3 +63,23 @@ func TestChildEnvSharesNodeCompileCache(t *testing.T) {
 		t.Errorf("Node 24 keeps its compile cache in %q, want a folder of %s", dir, want)
 	}
 }
+
+// TestChildEnvKeepsNPMOutOfHome: npm started with a child's environment keeps its cache, and
+// the debug log it writes on every run, in the test cache's npm-cache, not in the user's
+// ~/.npm; a cache the test gives npm of its own, after, is the one npm uses.
+func TestChildEnvKeepsNPMOutOfHome(t *testing.T) {
+	npm := LookPath(t, "npm")
+	shared := CacheDir(t, "npm-cache")
+	own := filepath.Join(t.TempDir(), "npm-cache")
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, shared},
+		{append(CleanEnv(), "npm_config_cache="+own), own},
+	} {
+		if got := strings.TrimSpace(Run(t, t.TempDir(), c.env, npm, "config", "get", "cache")); got != c.want {
+			t.Errorf("npm's cache is %q, want %q", got, c.want)
+		}
+	}
+}

@@ -88,13 +88,9 @@ func Node24(t testing.TB) string {
 // else the user cache folder).
 func CacheDir(t testing.TB, name string) string {
 	t.Helper()
-	base := os.Getenv("PLAIOS_TEST_CACHE")
-	if base == "" {
-		uc, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatalf("no folder to keep the test cache in (%v): set PLAIOS_TEST_CACHE or HOME", err)
-		}
-		base = filepath.Join(uc, "plaios-test")
+	base, err := cacheBase()
+	if err != nil {
+		t.Fatalf("no folder to keep the test cache in (%v): set PLAIOS_TEST_CACHE or HOME", err)
 	}
 	dir := filepath.Join(base, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -257,9 +253,24 @@ func (r *Registry) Publish(t testing.TB, dir string) {
 	Run(t, dir, r.NPMEnv(), "npm", "publish", "--registry", r.URL, "--foreground-scripts=false", "--ignore-scripts")
 }
 
+// cacheBase is the folder of the test cache: PLAIOS_TEST_CACHE, else plaios-test in the
+// user's cache folder.
+func cacheBase() (string, error) {
+	if base := os.Getenv("PLAIOS_TEST_CACHE"); base != "" {
+		return base, nil
+	}
+	uc, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(uc, "plaios-test"), nil
+}
+
 // CleanEnv is the process environment without npm_config_* and PLAIOS_* variables, with npm
-// told not to audit, fund or check for updates, and race-built children told not to linger
-// at exit (QuietRace).
+// told not to audit, fund or check for updates, its cache the test cache's npm-cache (not the
+// user's ~/.npm, where npm would also write a debug log of every run; a test that gives npm a
+// cache of its own adds it after), and race-built children told not to linger at exit
+// (QuietRace).
 func CleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -269,7 +280,11 @@ func CleanEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return QuietRace(append(env, "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"))
+	env = append(env, "npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false")
+	if base, err := cacheBase(); err == nil {
+		env = append(env, "npm_config_cache="+filepath.Join(base, "npm-cache"))
+	}
+	return QuietRace(env)
 }
 
 // QuietRace returns env with GORACE holding atexit_sleep_ms=0 (added to the options already
