@@ -145,11 +145,10 @@ func TestFirstRun(t *testing.T) {
 	}
 
 	// A user at a terminal, with a home of their own (per workspace: the openclaw CLI keeps
-	// state there) and npm's and pnpm's caches kept between test runs (tarballs by integrity;
-	// the metadata comes from this run's registry). CI is cleared: pnpm would insist on a
-	// lockfile there.
+	// state there) and npm's and pnpm's caches kept between test runs (npm's is CleanEnv's,
+	// under NPMEnv: tarballs by integrity; the metadata comes from this run's registry). CI is
+	// cleared: pnpm would insist on a lockfile there.
 	base := append(reg.NPMEnv(),
-		"npm_config_cache="+testenv.CacheDir(t, "npm-cache"),
 		"npm_config_store_dir="+testenv.CacheDir(t, "pnpm-store"),
 		"CI=",
 	)

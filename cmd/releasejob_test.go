@@ -59,7 +59,6 @@ func newReleaseJob(t *testing.T, beforeMerge func(j *releaseJob, work string)) *
 	t.Helper()
 	j := &releaseJob{reg: testenv.Verdaccio(t), gh: testenv.GitHub(t, "acme/packs")}
 	j.env = append(j.reg.NPMEnv(),
-		"npm_config_cache="+testenv.CacheDir(t, "npm-cache"),
 		"GITHUB_TOKEN="+j.gh.Token, "GITHUB_API_URL="+j.gh.URL, "GITHUB_REPOSITORY=acme/packs",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 	root := t.TempDir()

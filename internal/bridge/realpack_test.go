@@ -25,8 +25,7 @@ func TestRealPublishedPack(t *testing.T) {
 	testenv.Mirror(t, reg, filepath.Join(testenv.RepoRoot(t), "testdata", "guard", "mirror", "package-lock.json"))
 	project := t.TempDir()
 	testenv.WriteFiles(t, project, map[string]string{"package.json": `{"name":"bridge-real-pack","private":true,"type":"module"}`})
-	env := append(reg.NPMEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
-	testenv.Run(t, project, env, "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps", "@framers/agentos-ext-web-search@1.1.1")
+	testenv.Run(t, project, reg.NPMEnv(), "npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps", "@framers/agentos-ext-web-search@1.1.1")
 	dir := filepath.Join(project, "node_modules", "@framers", "agentos-ext-web-search")
 	if _, err := os.Stat(filepath.Join(dir, "dist", "index.js")); err != nil {
 		t.Fatalf("the published pack did not install: %v", err)

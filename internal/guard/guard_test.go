@@ -58,9 +58,8 @@ func copyTree(t *testing.T, src string) string {
 func baseOptions(t *testing.T, dir string) Options {
 	t.Helper()
 	reg := testRegistry(t)
-	list := append(testenv.CleanEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
 	env := map[string]string{}
-	for _, kv := range list {
+	for _, kv := range testenv.CleanEnv() {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
@@ -981,7 +980,7 @@ func TestWorkspaceProtocolWithNPM(t *testing.T) {
 		"packages/dep/index.js":        "export const dep = true;\n",
 		"packages/dep/README.md":       "# dep\n\n```js\nimport { dep } from '@guard-ws/dep';\n```\n",
 	})
-	env := append(reg.NPMEnv(), "npm_config_cache="+testenv.CacheDir(t, "npm-cache"))
+	env := reg.NPMEnv()
 	packs := t.TempDir()
 	testenv.Run(t, dir, env, npm, "pack", "--pack-destination", packs, "./packages/dev", "./packages/dep")
 	install := func(name string) (string, error) {
