@@ -132,6 +132,14 @@ func TestFirstRun(t *testing.T) {
 	start := time.Now()
 	reg := testenv.Verdaccio(t)
 	lock := filepath.Join(testenv.RepoRoot(t), "testdata", "node", "templates", "package-lock.json")
+	var templates struct{ Dependencies map[string]string }
+	if data, err := os.ReadFile(filepath.Join(filepath.Dir(lock), "package.json")); err != nil || json.Unmarshal(data, &templates) != nil {
+		t.Fatalf("testdata/node/templates/package.json: %v", err)
+	}
+	typescript := templates.Dependencies["typescript"]
+	if "~"+typescript != scaffold.DefaultVersions.TypeScript {
+		t.Fatalf("the templates write typescript %q; testdata/node/templates pins %q", scaffold.DefaultVersions.TypeScript, typescript)
+	}
 	mirrored := testenv.Mirror(t, reg, lock)
 	t.Logf("registry with %d mirrored package versions in %s", len(mirrored), time.Since(start).Round(time.Millisecond))
 	var floorTarball string
@@ -186,13 +194,13 @@ func TestFirstRun(t *testing.T) {
 				if manager == "npm" && ws.name == "main" {
 					dir := r.quickStart()
 					sameAsGolden(t, root, dir, quickStartGolden, cases[quickStartGolden])
-					checkTypeScript(t, dir)
+					checkTypeScript(t, dir, typescript)
 				}
 				var agentos []string
 				for _, p := range ws.packs {
 					dir := r.createAndFollow(p)
 					sameAsGolden(t, root, dir, p.golden, cases[p.golden])
-					checkTypeScript(t, dir)
+					checkTypeScript(t, dir, typescript)
 					switch {
 					case strings.Contains(strings.Join(p.args, " "), "every-kind"):
 						checkPLAIOSBuild(t, dir)
@@ -565,7 +573,8 @@ func compileAgainstFloor(t *testing.T, root string, packDirs []string, tgz strin
 		t.Fatal(err)
 	}
 	testenv.WriteFiles(t, packs, map[string]string{"tsconfig.json": string(data)})
-	out := testenv.Run(t, packs, nil, testenv.Bin(t, "tsc"), "-p", "tsconfig.json", "--noEmit", "--listFiles")
+	// The TypeScript the packs build with: the workspace's, which the floor's node_modules links.
+	out := testenv.Run(t, packs, nil, filepath.Join(root, "node_modules", ".bin", "tsc"), "-p", "tsconfig.json", "--noEmit", "--listFiles")
 	wants := []string{filepath.Join(nm, "@framers", "agentos") + string(filepath.Separator)}
 	for _, packDir := range packDirs {
 		wants = append(wants, filepath.Join(packs, filepath.Base(packDir), "src")+string(filepath.Separator))
@@ -737,16 +746,16 @@ func sameAsGolden(t *testing.T, root, dir, id string, c goldenCase) {
 	}
 }
 
-// checkTypeScript: the TypeScript a pack's build ran is the one testdata/node/templates pins,
-// 5.9.3, found from the pack's folder as node finds it.
-func checkTypeScript(t *testing.T, dir string) {
+// checkTypeScript: the TypeScript a pack's build ran is want, the one testdata/node/templates
+// pins, found from the pack's folder as node finds it.
+func checkTypeScript(t *testing.T, dir, want string) {
 	t.Helper()
 	for d := dir; ; d = filepath.Dir(d) {
 		data, err := os.ReadFile(filepath.Join(d, "node_modules", "typescript", "package.json"))
 		if err == nil {
 			var pj struct{ Version string }
-			if err := json.Unmarshal(data, &pj); err != nil || pj.Version != "5.9.3" {
-				t.Errorf("the pack in %s was built with TypeScript %q (%v), want the pinned 5.9.3", dir, pj.Version, err)
+			if err := json.Unmarshal(data, &pj); err != nil || pj.Version != want {
+				t.Errorf("the pack in %s was built with TypeScript %q (%v), want the pinned %s", dir, pj.Version, err, want)
 			}
 			return
 		}

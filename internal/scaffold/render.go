@@ -19,7 +19,7 @@ import (
 // Versions are the dependency ranges the templates write, kept in one place. Each is one the
 // tests install and build against.
 type Versions struct {
-	TypeScript    string // the TypeScript the tests pin (testdata/node), never `latest`
+	TypeScript    string // the TypeScript the tests pin (testdata/node/templates), never a bare `latest`
 	TypesNode     string
 	TypesReact    string
 	AgentOSPeer   string // the oldest @framers/agentos on npm the AgentOS templates compile against
@@ -32,7 +32,7 @@ type Versions struct {
 
 // DefaultVersions are the ranges the embedded templates use.
 var DefaultVersions = Versions{
-	TypeScript:    "~5.9.3",
+	TypeScript:    "~7.0.2",
 	TypesNode:     "^20.19.0",
 	TypesReact:    "^19.1.0",
 	AgentOSPeer:   ">=0.9.12",
