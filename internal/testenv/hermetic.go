@@ -1,7 +1,13 @@
 package testenv
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 )
 
 // ChildEnv returns env (nil: CleanEnv), quiet at a race-built child's exit (QuietRace), with
@@ -32,7 +38,96 @@ func ChildEnv(t testing.TB, env []string) []string {
 // of CPU against 2.5 s with the shared cache). Node checks each entry against its source's
 // hash and its own version and writes an entry whole, so the tests share it safely and a stale
 // entry is compiled again, never used. Node 20 does not read it.
+//
+// The folder only grows: Node keys an entry on the module's path, and most paths are new
+// temporary folders each run, and openclaw keeps its own compiled code in a folder per
+// install (`openclaw/<version>/<package.json's mtime and size>`), a new one for each npm
+// install of it (about 15 MB). So Main caps it (capNodeCompileCache): past compileCacheLimit
+// it is emptied, and every start compiles again once.
 func nodeCompileCache(t testing.TB) string {
 	t.Helper()
 	return CacheDir(t, "node-compile-cache")
+}
+
+// capNodeCompileCache caps the test cache's node-compile-cache (see capCache). Main calls it
+// before the tests run: the go command keys a package's cached result on every folder a test
+// opens, and the walk opens thousands that change every run.
+func capNodeCompileCache() error {
+	base, err := cacheBase()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(base, "node-compile-cache")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	_, err = capCache(dir, compileCacheLimit, compileCacheEvery, time.Now())
+	return err
+}
+
+const (
+	compileCacheLimit = 1 << 30   // bytes: about thirty full runs' worth
+	compileCacheEvery = time.Hour // how often a test binary measures it
+)
+
+// capCache empties dir when the files under it take more than limit bytes, and says whether it
+// did. It measures at most once per every (a stamp file beside dir, under a lock beside it, so
+// that the test binaries of one run measure it once); emptying moves dir aside first, so a
+// process that writes an entry meanwhile writes it into a fresh folder or into the one being
+// removed, never half into a folder that is then kept. Leftovers of a removal cut short are
+// removed too.
+func capCache(dir string, limit int64, every time.Duration, now time.Time) (bool, error) {
+	stamp := dir + ".measured"
+	if st, err := os.Stat(stamp); err == nil && now.Sub(st.ModTime()) < every {
+		return false, nil
+	}
+	unlock, err := lockPath(dir + ".lock")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if st, err := os.Stat(stamp); err == nil && now.Sub(st.ModTime()) < every {
+		return false, nil // measured by another binary while this one waited
+	}
+	old, _ := filepath.Glob(dir + ".old-*")
+	for _, o := range old {
+		if err := os.RemoveAll(o); err != nil {
+			return false, err
+		}
+	}
+	var size int64
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			size += info.Size()
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	emptied := false
+	if size > limit {
+		aside := fmt.Sprintf("%s.old-%d", dir, now.UnixNano())
+		if err := os.Rename(dir, aside); err != nil {
+			return false, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, err
+		}
+		if err := os.RemoveAll(aside); err != nil {
+			return false, err
+		}
+		emptied = true
+	}
+	if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+		return emptied, err
+	}
+	return emptied, os.Chtimes(stamp, now, now)
 }

@@ -1,11 +1,14 @@
 package testenv
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestQuietRace: a child's environment tells a race-built plaios not to sleep at exit, keeping
@@ -61,6 +64,88 @@ func TestChildEnvSharesNodeCompileCache(t *testing.T) {
 	node := filepath.Join(Node24(t), "node")
 	if dir := strings.TrimSpace(Run(t, t.TempDir(), env, node, "-p", "require('node:module').getCompileCacheDir()")); !strings.HasPrefix(dir, want+string(filepath.Separator)) {
 		t.Errorf("Node 24 keeps its compile cache in %q, want a folder of %s", dir, want)
+	}
+}
+
+// TestCapCache: the shared compile cache is emptied once the files under it pass the limit,
+// measured at most once per interval, and kept below it; a folder left aside by an emptying
+// cut short goes at the next measure.
+func TestCapCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache")
+	write := func(name string, n int) {
+		t.Helper()
+		WriteFiles(t, dir, map[string]string{name: strings.Repeat("x", n)})
+	}
+	files := func(d string) []string {
+		t.Helper()
+		var out []string
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				out = append(out, p)
+			}
+			return err
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var measured time.Time // when capCache last measured the cache
+	step := func(now time.Time, wantEmptied bool) {
+		t.Helper()
+		emptied, err := capCache(dir, 1000, time.Hour, now)
+		if err != nil || emptied != wantEmptied {
+			t.Fatalf("capCache at %s: emptied %v (%v), want %v", now.Format(time.Kitchen), emptied, err, wantEmptied)
+		}
+		if now.Sub(measured) >= time.Hour {
+			measured = now
+		}
+		if st, err := os.Stat(dir + ".measured"); err != nil || !st.ModTime().Equal(measured) {
+			t.Fatalf("after capCache at %s the stamp says %v (%v), want %s", now.Format(time.Kitchen), st.ModTime(), err, measured.Format(time.Kitchen))
+		}
+	}
+	start := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+
+	write("v24/a", 600)
+	write("openclaw/2026.9.6/1-2/v24/b", 600)
+	step(start, true)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || len(files(dir)) != 0 {
+		t.Fatalf("the cache after emptying: %v, files %q", err, files(dir))
+	}
+	if old, _ := filepath.Glob(dir + ".old-*"); len(old) != 0 {
+		t.Fatalf("left aside and not removed: %q", old)
+	}
+
+	// Over the limit again, but measured 30 minutes ago: kept until the hour is up.
+	write("v24/c", 1200)
+	step(start.Add(30*time.Minute), false)
+	if len(files(dir)) != 1 {
+		t.Fatalf("measured within the hour: %q", files(dir))
+	}
+	step(start.Add(61*time.Minute), true)
+
+	// Under the limit: kept, however often measured.
+	write("v24/d", 900)
+	step(start.Add(3*time.Hour), false)
+	step(start.Add(5*time.Hour), false)
+	if got := files(dir); len(got) != 1 {
+		t.Fatalf("a cache under the limit lost files: %q", got)
+	}
+
+	// An emptying cut short left a folder aside: the next measure removes it, not the cache.
+	WriteFiles(t, dir+".old-1", map[string]string{"v24/e": "x"})
+	step(start.Add(7*time.Hour), false)
+	if _, err := os.Stat(dir + ".old-1"); !errors.Is(err, fs.ErrNotExist) || len(files(dir)) != 1 {
+		t.Fatalf("the folder left aside: %v; the cache %q", err, files(dir))
+	}
+
+	// Main's call: the test cache's node-compile-cache, measured (a new test cache here).
+	t.Setenv("PLAIOS_TEST_CACHE", filepath.Join(t.TempDir(), "test-cache"))
+	if err := capNodeCompileCache(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(os.Getenv("PLAIOS_TEST_CACHE"), "node-compile-cache.measured")); err != nil {
+		t.Errorf("capNodeCompileCache did not measure the test cache's compile cache: %v", err)
 	}
 }
 

@@ -131,18 +131,27 @@ func Cached(t testing.TB, cache string, fill func(dir string)) string {
 // lockFile takes an exclusive lock on path (created when missing) and returns its release.
 func lockFile(t testing.TB, path string) func() {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := lockPath(path)
 	if err != nil {
 		t.Fatalf("lock %s: %v", path, err)
 	}
+	return unlock
+}
+
+// lockPath is lockFile for code that returns its errors.
+func lockPath(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		t.Fatalf("lock %s: %v", path, err)
+		return nil, err
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		_ = f.Close()
-	}
+	}, nil
 }
 
 // withoutKey drops every KEY=… entry of env but the last keep ones, so that a value appended

@@ -22,10 +22,14 @@ var shared struct {
 }
 
 // Main runs the package's tests and then stops the shared registry and removes its storage.
-// A package whose tests use SharedVerdaccio or SharedMirror calls it from TestMain:
+// Before them it caps the test cache's Node compile cache (capNodeCompileCache). A package
+// whose tests use SharedVerdaccio or SharedMirror calls it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 func Main(m *testing.M) int {
+	if err := capNodeCompileCache(); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: the Node compile cache was not capped: %v\n", err)
+	}
 	code := m.Run()
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
