@@ -96,3 +96,21 @@ func TestItselfAgreement(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderNamesTheUnjudged: the table counts a failure of a kind no judgement covers as
+// unjudged and render names its package, so that TestRealWorld fails on it; a judged failure
+// and a package guard passed are not named.
+func TestRenderNamesTheUnjudged(t *testing.T) {
+	list := []*entry{
+		{Name: "@demo/ok", Runtime: "agentos", Version: "1.0.0", Guard: guarded(true, "", "search")},
+		{Name: "@demo/judged", Runtime: "agentos", Version: "1.0.0", Guard: guarded(false, "npm install: ssh: Could not resolve hostname github.com")},
+		{Name: "@demo/new-kind", Runtime: "agentos", Version: "1.0.0", Guard: guarded(false, "createExtensionPack threw: something nobody has read yet")},
+	}
+	table, unjudged := render(list, 0)
+	if len(unjudged) != 1 || unjudged[0] != "@demo/new-kind" {
+		t.Errorf("render named %q as unjudged, want only @demo/new-kind", unjudged)
+	}
+	if !strings.Contains(table, "3 packages: 1 guard ok, 2 guard failed, 0 not published, 1 unjudged") || !strings.Contains(table, "UNJUDGED: createExtensionPack threw") {
+		t.Errorf("the table does not count and mark the unjudged package:\n%s", table)
+	}
+}
