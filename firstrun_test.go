@@ -163,14 +163,10 @@ func TestFirstRun(t *testing.T) {
 	path20 := strings.Join([]string{filepath.Dir(plaios), filepath.Dir(pnpm), filepath.Dir(npm), filepath.Dir(node20), os.Getenv("PATH")}, string(os.PathListSeparator))
 	path24 := node24 + string(os.PathListSeparator) + path20
 	envWith := func(t *testing.T, path string) []string {
-		home := t.TempDir()
-		env := append(append([]string{}, base...), "PATH="+path, "HOME="+home,
-			"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-			"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
-			"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"))
+		env := testenv.WithHome(append(append([]string{}, base...), "PATH="+path), t.TempDir())
 		// A temporary folder of the workspace's own too (TMPDIR, ChildEnv): guard's and the
 		// sandbox's folders go there, not into the machine's /tmp.
-		return testenv.ChildEnv(t, lastWins(env, "PATH", "HOME", "CI", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"))
+		return testenv.ChildEnv(t, lastWins(env, "PATH", "CI"))
 	}
 
 	// The registry holds no @plaios/* package.

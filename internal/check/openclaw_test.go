@@ -98,7 +98,7 @@ func TestOpenClawEntryAgreesWithOpenClaw(t *testing.T) {
 				t.Fatalf("npm pack --json: %v\n%s", err, out)
 			}
 			home := filepath.Join(tmp, "home-"+c.name)
-			runEnv := append(append([]string(nil), env...), "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, "state"), "HOME="+home)
+			runEnv := testenv.WithHome(append(append([]string(nil), env...), "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, "state")), home)
 			out, err := testenv.RunErr(dir, runEnv, bin, "plugins", "install", "--force", "--accept-capabilities", filepath.Join(dir, packed[0].Filename))
 			installed := err == nil && strings.Contains(out, "Installed plugin:")
 			if installed != c.installs {

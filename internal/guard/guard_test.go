@@ -595,9 +595,7 @@ func TestPnpmWorkspace(t *testing.T) {
 	// (~/.local/share/pnpm/store) or, when the folder is on another file system, at that
 	// file system's root (/dev/shm/.pnpm-store under a TMPDIR on a tmpfs).
 	home, store := t.TempDir(), filepath.Join(t.TempDir(), "store")
-	testenv.Run(t, dir, append(testenv.CleanEnv(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"),
-		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "npm_config_store_dir="+store),
+	testenv.Run(t, dir, testenv.WithHome(append(testenv.CleanEnv(), "npm_config_store_dir="+store), home),
 		bin, "install", "--ignore-scripts", "--registry", opts.Registry)
 	if projects, _ := filepath.Glob(filepath.Join(store, "v*", "projects", "*")); len(projects) != 1 {
 		t.Fatalf("pnpm install registered %d projects in the test's store %s, want this workspace", len(projects), store)

@@ -131,3 +131,23 @@ func capCache(dir string, limit int64, every time.Duration, now time.Time) (bool
 	}
 	return emptied, os.Chtimes(stamp, now, now)
 }
+
+// homeKeys are the variables that say where a program keeps its files in a user's home.
+var homeKeys = []string{"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"}
+
+// WithHome returns env with home as the user's home: HOME, and each XDG base folder at its
+// default place under it, each given once (whatever env held), so that a child — pnpm's store
+// and state, openclaw, Pi, npm's global folder — writes nothing into the real user's home even
+// when the user's environment names XDG folders of its own.
+func WithHome(env []string, home string) []string {
+	out := append(append([]string(nil), env...),
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
+	for _, k := range homeKeys {
+		out = withoutKey(out, k, 1)
+	}
+	return out
+}

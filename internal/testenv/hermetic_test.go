@@ -149,6 +149,33 @@ func TestCapCache(t *testing.T) {
 	}
 }
 
+// TestWithHome: a child given WithHome keeps its files in the test's home even when the user's
+// environment names XDG folders elsewhere: each variable once, and the real pnpm puts its store
+// under the home.
+func TestWithHome(t *testing.T) {
+	for _, k := range homeKeys {
+		t.Setenv(k, "/nowhere/"+k)
+	}
+	home := t.TempDir()
+	env := WithHome(CleanEnv(), home)
+	for _, k := range homeKeys {
+		var got []string
+		for _, kv := range env {
+			if strings.HasPrefix(kv, k+"=") {
+				got = append(got, kv)
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], k+"="+home) {
+			t.Errorf("WithHome gives %q, want one %s under %s", got, k, home)
+		}
+	}
+	SkipShort(t, "installs the pinned pnpm")
+	store := strings.TrimSpace(Run(t, t.TempDir(), env, PNPM(t), "store", "path"))
+	if want := filepath.Join(home, ".local", "share", "pnpm", "store") + string(filepath.Separator); !strings.HasPrefix(store, want) {
+		t.Errorf("pnpm's store is %s, want a folder of %s", store, want)
+	}
+}
+
 // TestChildEnvKeepsNPMOutOfHome: npm started with a child's environment keeps its cache, and
 // the debug log it writes on every run, in the test cache's npm-cache, not in the user's
 // ~/.npm; a cache the test gives npm of its own, after, is the one npm uses.

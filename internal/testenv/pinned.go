@@ -12,20 +12,19 @@ import (
 
 // OpenClaw returns the pinned openclaw CLI (testdata/node/openclaw, openclaw 2026.9.6) and the
 // environment to run it with: Node 24 first on PATH (openclaw needs Node ≥ 24.16), and an
-// OPENCLAW_HOME and a TMPDIR of the test's own. The package is installed once into the test
+// OPENCLAW_HOME, a home (WithHome) and a TMPDIR of the test's own. The package is installed once into the test
 // cache (see pinnedTool).
 func OpenClaw(t testing.TB) (bin string, env []string) {
 	t.Helper()
 	bin, env = pinnedTool(t, "openclaw", "openclaw")
 	home := t.TempDir()
-	env = append(env, "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, "state"), "HOME="+home)
-	env = withoutKey(env, "HOME", 1)
+	env = WithHome(append(env, "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+filepath.Join(home, "state")), home)
 	return bin, ChildEnv(t, env)
 }
 
 // Pi returns the pinned Pi coding agent CLI (testdata/node/pi, @earendil-works/pi-coding-agent
 // 1.6.0) and the environment to run it with: Node 24 first on PATH (Pi needs Node ≥ 22.19), a
-// HOME and a Pi agent folder (PI_CODING_AGENT_DIR, where models.json goes) of the test's own,
+// home (WithHome) and a Pi agent folder (PI_CODING_AGENT_DIR, where models.json goes) of the test's own,
 // a TMPDIR of the test's own, and no network activity of Pi's own (PI_OFFLINE).
 func Pi(t testing.TB) (bin, agentDir string, env []string) {
 	t.Helper()
@@ -35,8 +34,7 @@ func Pi(t testing.TB) (bin, agentDir string, env []string) {
 	if err := os.MkdirAll(agentDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env = append(env, "HOME="+home, "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0")
-	env = withoutKey(env, "HOME", 1)
+	env = WithHome(append(env, "PI_CODING_AGENT_DIR="+agentDir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "PI_TELEMETRY=0"), home)
 	return bin, agentDir, ChildEnv(t, env)
 }
 
