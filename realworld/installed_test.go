@@ -242,6 +242,9 @@ func bridgePass(project string, e *entry, fixtures map[string]workspace.Fixture)
 			e.Export = "export hermes: " + count(len(res.Server.Include), "tool")
 		}
 	}
+	// Node's messages name files by absolute path: the table names them from the project.
+	e.Serve = strings.ReplaceAll(e.Serve, project+string(filepath.Separator), "")
+	e.Export = strings.ReplaceAll(e.Export, project+string(filepath.Separator), "")
 }
 
 func checkSays(what string, err error, drift bool) string {
