@@ -116,17 +116,8 @@ func setItself(e *entry, r testenv.OpenClawInspected) {
 // openclawVerdict is openclaw's verdict on a plugin it inspected: "FAIL: why" when it did not
 // load it or left an error for it, else its tools.
 func openclawVerdict(r testenv.OpenClawInspected) string {
-	if r.Plugin.Status != "loaded" {
-		why := r.Plugin.Error
-		if why == "" {
-			why = "status " + r.Plugin.Status
-		}
+	if why := r.Failure(); why != "" {
 		return "FAIL: " + firstLine(why)
-	}
-	for _, d := range r.Diagnostics {
-		if d.Level == "error" {
-			return "FAIL: " + firstLine(d.Message)
-		}
 	}
 	if len(r.Plugin.ToolNames) == 0 {
 		return "no tool"

@@ -281,20 +281,15 @@ export default defineToolPlugin({
 			continue // a plugin of openclaw's own
 		}
 		seen++
-		var refused []string
-		for _, d := range p.Diagnostics {
-			// A plugin from a load path is always told that openclaw cannot verify where it
-			// came from; that is not a refusal of it.
-			if !strings.Contains(d.Message, "can't verify where this plugin came from") {
-				refused = append(refused, d.Message)
-			}
-		}
+		// Loaded, and no error left for it (a warning, such as the one every plugin from a load
+		// path gets, that openclaw cannot verify where it came from, is not a refusal).
+		refused := p.Failure()
 		var ids []string
 		for _, d := range r.Descriptors {
 			ids = append(ids, d.ID)
 		}
 		sort.Strings(p.Plugin.ToolNames)
-		loaded := p.Plugin.Status == "loaded" && len(refused) == 0
+		loaded := refused == ""
 		if loaded != r.OK || (loaded && strings.Join(p.Plugin.ToolNames, ",") != strings.Join(ids, ",")) {
 			t.Errorf("%s: openclaw says %s with tools %v and %q; guard says ok=%v with tools %v (%s)", p.Plugin.ID, p.Plugin.Status, p.Plugin.ToolNames, refused, r.OK, ids, r.Reason)
 		}

@@ -27,6 +27,26 @@ type OpenClawInspected struct {
 	} `json:"diagnostics"`
 }
 
+// Failure is why openclaw did not take the plugin, "" when it did: its status is not "loaded"
+// (the registry's error, else the status), or the load left an error for it. A warning is not
+// a refusal: openclaw warns every plugin from a load path that it cannot verify where the plugin
+// came from, and loads it (dist/loader-runtime-load-*.mjs pushes that diagnostic at level
+// "warn").
+func (r OpenClawInspected) Failure() string {
+	if r.Plugin.Status != "loaded" {
+		if r.Plugin.Error != "" {
+			return r.Plugin.Error
+		}
+		return "status " + r.Plugin.Status
+	}
+	for _, d := range r.Diagnostics {
+		if d.Level == "error" {
+			return d.Message
+		}
+	}
+	return ""
+}
+
 // InspectOpenClawLoadPaths has the pinned openclaw (bin and env from OpenClaw) load the plugins
 // in folders (a plugin's folder by its manifest's id) from its configuration's load paths, each
 // enabled, with a configuration and a state folder of this call's own, and returns what

@@ -26,3 +26,22 @@ func TestDecodeFirstJSON(t *testing.T) {
 		t.Error("no JSON: no error")
 	}
 }
+
+// TestOpenClawFailure: openclaw took a plugin when it loaded it and left no error for it; a
+// warning (the one every plugin from a load path gets) is not a refusal.
+func TestOpenClawFailure(t *testing.T) {
+	for _, c := range []struct{ report, want string }{
+		{`{"plugin":{"id":"a","status":"loaded"},"diagnostics":[{"level":"warn","message":"OpenClaw can't verify where this plugin came from."}]}`, ""},
+		{`{"plugin":{"id":"a","status":"loaded"},"diagnostics":[{"level":"warn","message":"w"},{"level":"error","message":"register threw: boom\n  at x"}]}`, "register threw: boom\n  at x"},
+		{`{"plugin":{"id":"a","status":"error","error":"PluginTrustRefusalError: no"},"diagnostics":[]}`, "PluginTrustRefusalError: no"},
+		{`{"plugin":{"id":"a","status":"disabled"},"diagnostics":[]}`, "status disabled"},
+	} {
+		var r OpenClawInspected
+		if err := decodeFirstJSON([]byte(c.report), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Failure(); got != c.want {
+			t.Errorf("%s: Failure() = %q, want %q", c.report, got, c.want)
+		}
+	}
+}
