@@ -30,11 +30,12 @@ TEST_LDFLAGS := '-ldflags=-s -w -X=github.com/plaios/plaios/internal/sandbox.ini
 # native addons) and has 4 GiB free (a run's peak is 1.3 GB); else the machine's TMPDIR. A
 # fixed folder, so that the go command's test cache, which keys a result on the TMPDIR the test
 # read, replays the next run. `make test TEST_TMPDIR=` keeps the machine's; TEST_TMPDIR=DIR
-# uses DIR. Worked out once, when a recipe first needs it.
+# uses DIR. Worked out once, when a recipe first needs it; the probe's script (named by the
+# shell's PID, so that two makes at once do not share it) is removed again.
 TEST_TMPDIR = $(eval TEST_TMPDIR := $(if $(TMPDIR),,$(shell d=/dev/shm/plaios-test-$$(id -u); \
-	mkdir -p "$$d" 2>/dev/null && [ -O "$$d" ] && chmod 755 "$$d" && \
-	printf 'exit 0\n' > "$$d/.runs" && chmod 755 "$$d/.runs" && "$$d/.runs" 2>/dev/null && \
-	[ "$$(df -Pk "$$d" | awk 'NR == 2 { print $$4 }')" -ge 4194304 ] && echo "$$d")))$(TEST_TMPDIR)
+	f="$$d/.runs.$$$$"; mkdir -p "$$d" 2>/dev/null && [ -O "$$d" ] && chmod 755 "$$d" && \
+	printf 'exit 0\n' > "$$f" && chmod 755 "$$f" && "$$f" 2>/dev/null && \
+	[ "$$(df -Pk "$$d" | awk 'NR == 2 { print $$4 }')" -ge 4194304 ] && echo "$$d"; rm -f "$$f")))$(TEST_TMPDIR)
 TEST_ENV = $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
 
 .PHONY: build test test-quick node-tools sandbox-init bench fuzz lint clean realworld

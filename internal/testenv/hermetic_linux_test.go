@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,6 +20,7 @@ import (
 // programs. (make -n: the commands are printed, not run; the default's probe is the one thing
 // make then does, as `make test` would.)
 func TestMakeTestTMPDIR(t *testing.T) {
+	began := time.Now().Truncate(time.Second) // file times may be kept to the second
 	mk := LookPath(t, "make")
 	root := RepoRoot(t)
 	// Opened here so that the go command's test cache runs this again when the Makefile
@@ -78,5 +80,25 @@ func TestMakeTestTMPDIR(t *testing.T) {
 		if !strings.HasPrefix(l, want) {
 			t.Errorf("by default make test runs %s; want it to begin %q", l, want)
 		}
+	}
+	// The probe removes the script it ran there: none written since this test began is left.
+	// (Another make probing at this moment has one for a few milliseconds: look again after a
+	// second before failing.)
+	for try := 0; ; try++ {
+		var left []string
+		scripts, _ := filepath.Glob(filepath.Join(dir, ".runs*"))
+		for _, f := range scripts {
+			if st, err := os.Stat(f); err == nil && !st.ModTime().Before(began) {
+				left = append(left, f)
+			}
+		}
+		if len(left) == 0 {
+			break
+		}
+		if try == 1 {
+			t.Errorf("make's probe left %q", left)
+			break
+		}
+		time.Sleep(time.Second)
 	}
 }
