@@ -12,8 +12,8 @@ import (
 
 // OpenClaw returns the pinned openclaw CLI (testdata/node/openclaw, openclaw 2026.9.6) and the
 // environment to run it with: Node 24 first on PATH (openclaw needs Node ≥ 24.16), and an
-// OPENCLAW_HOME, a home (WithHome) and a TMPDIR of the test's own. The package is installed once into the test
-// cache (see pinnedTool).
+// OPENCLAW_HOME, a home (WithHome) and a TMPDIR of the test's own. The package is installed
+// once into the test cache (see pinnedTool).
 func OpenClaw(t testing.TB) (bin string, env []string) {
 	t.Helper()
 	bin, env = pinnedTool(t, "openclaw", "openclaw")
@@ -24,8 +24,8 @@ func OpenClaw(t testing.TB) (bin string, env []string) {
 
 // Pi returns the pinned Pi coding agent CLI (testdata/node/pi, @earendil-works/pi-coding-agent
 // 1.6.0) and the environment to run it with: Node 24 first on PATH (Pi needs Node ≥ 22.19), a
-// home (WithHome) and a Pi agent folder (PI_CODING_AGENT_DIR, where models.json goes) of the test's own,
-// a TMPDIR of the test's own, and no network activity of Pi's own (PI_OFFLINE).
+// home (WithHome) and a Pi agent folder (PI_CODING_AGENT_DIR, where models.json goes) of the
+// test's own, a TMPDIR of the test's own, and no network activity of Pi's own (PI_OFFLINE).
 func Pi(t testing.TB) (bin, agentDir string, env []string) {
 	t.Helper()
 	bin, env = pinnedTool(t, "pi", "pi")
