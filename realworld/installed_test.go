@@ -242,9 +242,14 @@ func bridgePass(project string, e *entry, fixtures map[string]workspace.Fixture)
 			e.Export = "export hermes: " + count(len(res.Server.Include), "tool")
 		}
 	}
-	// Node's messages name files by absolute path: the table names them from the project.
-	e.Serve = strings.ReplaceAll(e.Serve, project+string(filepath.Separator), "")
-	e.Export = strings.ReplaceAll(e.Export, project+string(filepath.Separator), "")
+	e.Serve, e.Export = fromProject(project, e.Serve), fromProject(project, e.Export)
+}
+
+// fromProject is what mcp serve or export said, with each file Node's messages name by absolute
+// path under project named from project instead, so that the table does not carry the folder
+// of the machine that ran the sweep.
+func fromProject(project, said string) string {
+	return strings.ReplaceAll(said, project+string(filepath.Separator), "")
 }
 
 func checkSays(what string, err error, drift bool) string {

@@ -114,3 +114,14 @@ func TestRenderNamesTheUnjudged(t *testing.T) {
 		t.Errorf("the table does not count and mark the unjudged package:\n%s", table)
 	}
 }
+
+// TestFromProject: a file under the project the pack was installed into is named from there;
+// a path elsewhere, or one that only begins like the project's, is left as it was.
+func TestFromProject(t *testing.T) {
+	project := "/sweep/installed/pi/0xkobold__pi-ollama"
+	said := "FAIL: Cannot find module 'ollama' Require stack: - " + project + "/node_modules/@0xkobold/pi-ollama/dist/shared.js - /usr/lib/node.js - " + project + "-2/x.js"
+	want := "FAIL: Cannot find module 'ollama' Require stack: - node_modules/@0xkobold/pi-ollama/dist/shared.js - /usr/lib/node.js - " + project + "-2/x.js"
+	if got := fromProject(project, said); got != want {
+		t.Errorf("fromProject gave\n%s\nwant\n%s", got, want)
+	}
+}

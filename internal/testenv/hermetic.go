@@ -53,17 +53,16 @@ func nodeCompileCache(t testing.TB) string {
 // before the tests run: the go command keys a package's cached result on every folder a test
 // opens, and the walk opens thousands that change every run.
 func capNodeCompileCache() error {
-	base, err := cacheBase()
+	dir, err := cacheFolder("node-compile-cache")
 	if err != nil {
-		return err
-	}
-	dir := filepath.Join(base, "node-compile-cache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	_, err = capCache(dir, compileCacheLimit, compileCacheEvery, time.Now())
 	return err
 }
+
+// mainCapped is what Main's capNodeCompileCache returned (TestMainCapsTheCompileCache).
+var mainCapped = errors.New("testenv.Main did not run")
 
 const (
 	compileCacheLimit = 1 << 30   // bytes: about thirty full runs' worth

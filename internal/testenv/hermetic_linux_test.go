@@ -76,10 +76,16 @@ func TestMakeTestTMPDIR(t *testing.T) {
 			want = "TMPDIR=" + dir + " go test "
 		}
 	}
-	for _, l := range goTests(without("TMPDIR")) {
+	lines := goTests(without("TMPDIR"))
+	for _, l := range lines {
 		if !strings.HasPrefix(l, want) {
 			t.Errorf("by default make test runs %s; want it to begin %q", l, want)
 		}
+	}
+	// The realworld package's line runs every test of it but the sweep itself (its verdict and
+	// table tests need no network), not the ones a -run pattern happens to name.
+	if l := lines[1]; !strings.Contains(l, "-tags realworld -skip '^TestRealWorld$' ./realworld") || strings.Contains(l, " -run ") {
+		t.Errorf("make test's realworld line is %s; want every test but TestRealWorld", l)
 	}
 	// The probe removes the script it ran there: none written since this test began is left.
 	// (Another make probing at this moment has one for a few milliseconds: look again after a

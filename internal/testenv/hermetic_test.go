@@ -139,7 +139,7 @@ func TestCapCache(t *testing.T) {
 		t.Fatalf("the folder left aside: %v; the cache %q", err, files(dir))
 	}
 
-	// Main's call: the test cache's node-compile-cache, measured (a new test cache here).
+	// What Main calls: the test cache's node-compile-cache, measured (a new test cache here).
 	t.Setenv("PLAIOS_TEST_CACHE", filepath.Join(t.TempDir(), "test-cache"))
 	if err := capNodeCompileCache(); err != nil {
 		t.Fatal(err)

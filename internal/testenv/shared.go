@@ -27,8 +27,8 @@ var shared struct {
 //
 //	func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 func Main(m *testing.M) int {
-	if err := capNodeCompileCache(); err != nil {
-		fmt.Fprintf(os.Stderr, "testenv: the Node compile cache was not capped: %v\n", err)
+	if mainCapped = capNodeCompileCache(); mainCapped != nil {
+		fmt.Fprintf(os.Stderr, "testenv: the Node compile cache was not capped: %v\n", mainCapped)
 	}
 	code := m.Run()
 	shared.mu.Lock()

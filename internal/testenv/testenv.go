@@ -88,15 +88,24 @@ func Node24(t testing.TB) string {
 // else the user cache folder).
 func CacheDir(t testing.TB, name string) string {
 	t.Helper()
+	dir, err := cacheFolder(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// cacheFolder is CacheDir for code outside a test.
+func cacheFolder(name string) (string, error) {
 	base, err := cacheBase()
 	if err != nil {
-		t.Fatalf("no folder to keep the test cache in (%v): set PLAIOS_TEST_CACHE or HOME", err)
+		return "", fmt.Errorf("no folder to keep the test cache in (%v): set PLAIOS_TEST_CACHE or HOME", err)
 	}
 	dir := filepath.Join(base, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatalf("cache folder: %v", err)
+		return "", fmt.Errorf("cache folder: %v", err)
 	}
-	return dir
+	return dir, nil
 }
 
 // FreePort returns a loopback port that was free a moment ago.
