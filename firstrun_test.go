@@ -161,7 +161,7 @@ func TestFirstRun(t *testing.T) {
 		env := testenv.WithHome(append(append([]string{}, base...), "PATH="+path), t.TempDir())
 		// A temporary folder of the workspace's own too (TMPDIR, ChildEnv): guard's and the
 		// sandbox's folders go there, not into the machine's /tmp.
-		return testenv.ChildEnv(t, lastWins(env, "PATH", "CI"))
+		return testenv.ChildEnv(t, testenv.LastWins(env, "PATH", "CI"))
 	}
 
 	// The registry holds no @plaios/* package.
@@ -604,31 +604,6 @@ func lookIn(env []string, name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s is not on the PATH of the run", name)
-}
-
-// lastWins keeps, for each of keys, only the last KEY=value of env.
-func lastWins(env []string, keys ...string) []string {
-	last := map[string]int{}
-	for i, kv := range env {
-		for _, k := range keys {
-			if strings.HasPrefix(kv, k+"=") {
-				last[k] = i
-			}
-		}
-	}
-	var out []string
-	for i, kv := range env {
-		keep := true
-		for _, k := range keys {
-			if strings.HasPrefix(kv, k+"=") && last[k] != i {
-				keep = false
-			}
-		}
-		if keep {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // goldenCase is one case of testdata/golden/create/cases.json: the options create gets.

@@ -24,10 +24,7 @@ func ChildEnv(t testing.TB, env []string) []string {
 	}
 	tmp := t.TempDir()
 	out := append(QuietRace(append([]string(nil), env...)), "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NODE_COMPILE_CACHE="+nodeCompileCache(t))
-	for _, k := range []string{"TMPDIR", "TMP", "TEMP", "NODE_COMPILE_CACHE"} {
-		out = withoutKey(out, k, 1)
-	}
-	return out
+	return LastWins(out, "TMPDIR", "TMP", "TEMP", "NODE_COMPILE_CACHE")
 }
 
 // nodeCompileCache is the folder of the test cache where a child's Node keeps the V8 code of
@@ -145,8 +142,5 @@ func WithHome(env []string, home string) []string {
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"))
-	for _, k := range homeKeys {
-		out = withoutKey(out, k, 1)
-	}
-	return out
+	return LastWins(out, homeKeys...)
 }

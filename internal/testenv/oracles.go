@@ -50,7 +50,7 @@ func OracleNPM(t testing.TB) (argv []string, env []string) {
 		t.Fatalf("testdata/node holds npm %s, the oracle is pinned to %s; run `make node-tools`", got, OracleNPMVersion)
 	}
 	env = append(CleanEnv(), "PATH="+OracleNodeDir(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return []string{OracleNode(t), cli}, withoutKey(env, "PATH", 1)
+	return []string{OracleNode(t), cli}, LastWins(env, "PATH")
 }
 
 // OracleMinimatch returns the folder of the minimatch module that the pinned npm bundles,

@@ -58,7 +58,7 @@ func pinnedTool(t testing.TB, name, binName string) (bin string, env []string) {
 	cache := CacheDir(t, name+"-"+hex.EncodeToString(sum[:])[:16])
 	node24 := Node24(t)
 	env = append(CleanEnv(), "PATH="+node24+string(os.PathListSeparator)+os.Getenv("PATH"))
-	env = withoutKey(env, "PATH", 1)
+	env = LastWins(env, "PATH")
 	pkg := filepath.Join(cache, "pkg")
 	bin = filepath.Join(pkg, "node_modules", ".bin", binName)
 	Cached(t, cache, func(tmp string) {
@@ -152,22 +152,27 @@ func lockPath(path string) (func(), error) {
 	}, nil
 }
 
-// withoutKey drops every KEY=… entry of env but the last keep ones, so that a value appended
-// last wins whatever reads the environment.
-func withoutKey(env []string, key string, keep int) []string {
-	var idx []int
+// LastWins keeps, for each of keys, only the last KEY=value of env, so that a value appended
+// last wins whatever reads the environment (os/exec does the same; code that reads env itself,
+// such as a PATH lookup, does not).
+func LastWins(env []string, keys ...string) []string {
+	last := map[string]int{}
 	for i, kv := range env {
-		if strings.HasPrefix(kv, key+"=") {
-			idx = append(idx, i)
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") {
+				last[k] = i
+			}
 		}
-	}
-	drop := map[int]bool{}
-	for i := 0; i < len(idx)-keep; i++ {
-		drop[idx[i]] = true
 	}
 	out := env[:0:0]
 	for i, kv := range env {
-		if !drop[i] {
+		keep := true
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") && last[k] != i {
+				keep = false
+			}
+		}
+		if keep {
 			out = append(out, kv)
 		}
 	}

@@ -311,7 +311,7 @@ func QuietRace(env []string) []string {
 	if strings.Contains(opts, "atexit_sleep_ms=") {
 		return env
 	}
-	return withoutKey(append(env, "GORACE="+strings.TrimSpace(opts+" atexit_sleep_ms=0")), "GORACE", 1)
+	return LastWins(append(env, "GORACE="+strings.TrimSpace(opts+" atexit_sleep_ms=0")), "GORACE")
 }
 
 // init gives the test binary's own environment the GORACE of QuietRace. A test binary that
