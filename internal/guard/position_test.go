@@ -56,11 +56,11 @@ func lineColOf(t *testing.T, text, needle string) (int, int) {
 // TestSchemaPositions: a schema finding points at the TypeScript source line that wrote the
 // schema when the build left a source map (a .map file, or one inlined), and at the built file
 // when it left none or the source is not in the package folder — never at package.json:0:0.
-// The packs are compiled by the real tsc, all four in one build (`tsc -b`, one tsconfig.json
-// each: 1.6 s of CPU against 5.5–6.3 s for four starts of tsc).
+// The packs are compiled by the pinned tsc (testenv.OracleTSC, the templates' TypeScript), all
+// four in one build (`tsc -b`, one tsconfig.json each).
 func TestSchemaPositions(t *testing.T) {
 	t.Parallel() // see baseOptions
-	tsc := testenv.Bin(t, "tsc")
+	tsc := testenv.OracleTSC(t)
 	dir := t.TempDir()
 	files := map[string]string{"package.json": `{"name":"positions","private":true,"workspaces":["registry/curated/*/*"]}`}
 	packs := map[string]string{ // name → compiler options besides the common ones

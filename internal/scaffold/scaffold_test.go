@@ -226,6 +226,11 @@ func TestGeneratedManifestsAgree(t *testing.T) {
 		t.Fatalf("testdata/node/templates/package.json pins no typescript (%v)", err)
 	}
 	pinned := templates.Dependencies["typescript"]
+	// One TypeScript in the repository: the oracle tsc of testdata/node (guard's source-map
+	// positions) is the templates' own.
+	if pinned != testenv.OracleTypeScriptVersion {
+		t.Errorf("testdata/node/templates pins typescript %s, the oracle tsc of testdata/node is %s: move both", pinned, testenv.OracleTypeScriptVersion)
+	}
 	for name, opts := range goldenCases(t) {
 		opts.WorkDir = t.TempDir()
 		s, err := Plan(opts)

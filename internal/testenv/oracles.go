@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,7 +23,21 @@ const (
 	OracleNPMVersion = "11.19.1"
 	// OracleMinimatchVersion is the minimatch that OracleNPMVersion bundles.
 	OracleMinimatchVersion = "10.2.5"
+	// OracleTypeScriptVersion is the tsc whose source maps guard's positions are held to: the
+	// templates' own TypeScript (testdata/node/templates pins the same version).
+	OracleTypeScriptVersion = "7.0.2"
 )
+
+// OracleTSC returns the pinned tsc (testdata/node's typescript), failing unless it says it is
+// OracleTypeScriptVersion.
+func OracleTSC(t testing.TB) string {
+	t.Helper()
+	tsc := Bin(t, "tsc")
+	if got := strings.TrimSpace(Run(t, "", nil, tsc, "--version")); got != "Version "+OracleTypeScriptVersion {
+		t.Fatalf("testdata/node's tsc says %q, the oracle is pinned to TypeScript %s; run `make node-tools`", got, OracleTypeScriptVersion)
+	}
+	return tsc
+}
 
 // OracleNode returns the pinned Node 20 binary (testdata/node/node_modules/node20).
 func OracleNode(t testing.TB) string {
