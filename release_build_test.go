@@ -25,16 +25,8 @@ var releaseTargets = "windows/amd64,darwin/arm64,linux/arm64"
 // release job's goreleaser still compiles every target before anything is published.
 func TestReleaseTargetsTypeCheck(t *testing.T) {
 	testenv.SkipShort(t, "type-checks plaios for the other release targets")
-	goBin := testenv.LookPath(t, "go")
 	root := testenv.RepoRoot(t)
-	tool := filepath.Join(t.TempDir(), "typecheck")
-	// -C, not the command's Dir: a Dir of the checkout's root keys the cached result on it (see
-	// layoutFiles).
-	build := exec.Command(goBin, "build", "-C", root, "-o", tool, "./internal/testenv/typecheck")
-	build.Env = testenv.ChildEnv(t, os.Environ())
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build typecheck: %v\n%s", err, out)
-	}
+	tool := testenv.GoBuild(t, "./internal/testenv/typecheck")
 	check := exec.Command(tool, "-C", root, "-targets", releaseTargets, "-files", "github.com/plaios/plaios/internal/sandbox", ".")
 	check.Env = testenv.ChildEnv(t, os.Environ())
 	out, err := check.CombinedOutput()

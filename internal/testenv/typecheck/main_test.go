@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,21 +12,14 @@ import (
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// tool builds the command without -race, as the root package's TestReleaseTargetsTypeCheck
-// does (the same build, from the build cache), and returns a function that runs it: type-
-// checking the standard library for a target under the race detector took 15–19 s of CPU
-// in this package's test binary against about 2 s for the tool built plainly, and whether the
-// checker finds the errors does not depend on how the tool was built.
+// tool builds the command without -race (testenv.GoBuild, as the root package's
+// TestReleaseTargetsTypeCheck does: the same build, from the build cache) and returns a
+// function that runs it: type-checking the standard library for a target under the race
+// detector took 15–19 s of CPU in this package's test binary, against about 2 s for the tool
+// built plainly, and whether the checker finds the errors does not depend on how it was built.
 func tool(t *testing.T) func(args ...string) (string, int) {
 	t.Helper()
-	goBin := testenv.LookPath(t, "go")
-	bin := filepath.Join(t.TempDir(), "typecheck")
-	// -C, not the command's Dir: a Dir of the checkout's root keys the cached result on it.
-	build := exec.Command(goBin, "build", "-C", testenv.RepoRoot(t), "-o", bin, "./internal/testenv/typecheck")
-	build.Env = testenv.ChildEnv(t, os.Environ())
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build typecheck: %v\n%s", err, out)
-	}
+	bin := testenv.GoBuild(t, "./internal/testenv/typecheck")
 	env := testenv.ChildEnv(t, os.Environ())
 	return func(args ...string) (string, int) {
 		t.Helper()
