@@ -23,21 +23,15 @@ func tool(t *testing.T) func(args ...string) (string, int) {
 	env := testenv.ChildEnv(t, os.Environ())
 	return func(args ...string) (string, int) {
 		t.Helper()
-		c := exec.Command(bin, args...)
-		c.Env = env
-		var out bytes.Buffer
-		c.Stdout = &out
-		c.Stderr = &out
-		err := c.Run()
+		out, err := testenv.RunErr("", env, bin, args...)
 		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return out.String(), 0
-		case errors.As(err, &ee):
-			return out.String(), ee.ExitCode()
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("typecheck %s: %v", strings.Join(args, " "), err)
 		}
-		t.Fatalf("typecheck %s: %v", strings.Join(args, " "), err)
-		return "", 0
+		if ee != nil {
+			return out, ee.ExitCode()
+		}
+		return out, 0
 	}
 }
 
