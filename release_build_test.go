@@ -27,9 +27,7 @@ func TestReleaseTargetsTypeCheck(t *testing.T) {
 	testenv.SkipShort(t, "type-checks plaios for the other release targets")
 	root := testenv.RepoRoot(t)
 	tool := testenv.GoBuild(t, "./internal/testenv/typecheck")
-	check := exec.Command(tool, "-C", root, "-targets", releaseTargets, "-files", "github.com/plaios/plaios/internal/sandbox", ".")
-	check.Env = testenv.ChildEnv(t, os.Environ())
-	out, err := check.CombinedOutput()
+	out, err := testenv.RunErr("", testenv.ChildEnv(t, os.Environ()), tool, "-C", root, "-targets", releaseTargets, "-files", "github.com/plaios/plaios/internal/sandbox", ".")
 	if err != nil {
 		t.Fatalf("plaios does not type-check for every release target: %v\n%s", err, out)
 	}
@@ -42,7 +40,7 @@ func TestReleaseTargetsTypeCheck(t *testing.T) {
 		`(?m)^darwin/arm64: github.com/plaios/plaios/internal/sandbox: .*\bcontain_other\.go\b.*\bns_unix\.go\b`,
 		`(?m)^linux/arm64: github.com/plaios/plaios/internal/sandbox: .*\bcontain_linux\.go\b`,
 	} {
-		if !regexp.MustCompile(want).Match(out) {
+		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("typecheck's output does not match %s:\n%s", want, out)
 		}
 	}

@@ -69,15 +69,10 @@ func Bin(t testing.TB, name string) string {
 // after the first build.
 func GoBuild(t testing.TB, pkg string) string {
 	t.Helper()
-	goBin := LookPath(t, "go")
 	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
 	// -C, not the command's Dir: a Dir of the checkout's root keys the test's cached result on
 	// the root folder, which changes whenever a file is added there.
-	build := exec.Command(goBin, "build", "-C", RepoRoot(t), "-o", bin, pkg)
-	build.Env = ChildEnv(t, os.Environ())
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
+	Run(t, "", os.Environ(), LookPath(t, "go"), "build", "-C", RepoRoot(t), "-o", bin, pkg)
 	return bin
 }
 
