@@ -16,16 +16,6 @@ import (
 	"github.com/plaios/plaios/internal/testenv"
 )
 
-// quickStart is the README's quick start, command by command (its comments left out).
-var quickStart = []string{
-	"plaios create action weather",
-	"cd packages/weather",
-	"npm run build",
-	"npm test",
-	"plaios validate --strict",
-	"plaios guard",
-}
-
 // firstRunPack is one `plaios create` of the first-run test and what it must do after the
 // next steps create prints.
 type firstRunPack struct {
@@ -328,32 +318,13 @@ func (r *firstRunner) follow(dir, step string) string {
 	return dir
 }
 
-// quickStart follows the README's quick start, after checking that it still says what this
-// test does, and returns the folder of the pack it made.
+// quickStart follows the README's quick start (testenv.QuickStart, which testenv's
+// TestQuickStartIsTheREADMEs holds to the README's block) and returns the folder of the pack
+// it made.
 func (r *firstRunner) quickStart() string {
 	r.t.Helper()
-	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(r.t), "README.md"))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	block := regexp.MustCompile("(?s)## Quick start\n.*?```sh\n(.*?)```").FindSubmatch(readme)
-	if block == nil {
-		r.t.Fatal("the README has no quick start block")
-	}
-	var said []string
-	for _, line := range strings.Split(string(block[1]), "\n") {
-		if i := strings.Index(line, "#"); i >= 0 {
-			line = line[:i]
-		}
-		if line = strings.TrimSpace(line); line != "" {
-			said = append(said, line)
-		}
-	}
-	if strings.Join(said, "\n") != strings.Join(quickStart, "\n") {
-		r.t.Fatalf("the README's quick start says\n%s\nand this test follows\n%s", strings.Join(said, "\n"), strings.Join(quickStart, "\n"))
-	}
 	dir := r.root
-	for _, line := range quickStart {
+	for _, line := range testenv.QuickStart {
 		dir = r.follow(dir, line)
 		if strings.HasPrefix(line, "plaios create ") {
 			r.packs++
