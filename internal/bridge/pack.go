@@ -41,7 +41,7 @@ func Open(dir string, force pack.Runtime, fixtures map[string]workspace.Fixture)
 	}
 	var ws *workspace.Workspace
 	var pkg *workspace.Package
-	if root := workspace.FindRoot(abs); root != abs {
+	if root := workspace.PackageRoot(abs); root != abs {
 		if w, err := workspace.Open(root); err == nil {
 			if rel, err := filepath.Rel(root, abs); err == nil {
 				if p := w.Package(filepath.ToSlash(rel)); p != nil {

@@ -218,6 +218,33 @@ func TestValidateOnePackageOfAWorkspace(t *testing.T) {
 	}
 }
 
+// TestValidateAPackNoWorkspaceLists validates a pack kept in a folder that the workspace
+// around it does not list (an example beside the packages, or a checkout inside another
+// repository's workspace): it is judged as a package on its own, as npm treats it
+// (workspace.PackageRoot), not refused for not being one of the workspace's packages.
+func TestValidateAPackNoWorkspaceLists(t *testing.T) {
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{
+		"package.json":                  `{"name":"mono","private":true,"workspaces":["packages/*"]}`,
+		"packages/a/package.json":       `{"name":"a","version":"1.0.0"}`,
+		"examples/weather/package.json": `{"name":"weather","version":"v1"}`,
+	})
+	res, err := Validate([]string{"examples/weather"}, ValidateOptions{WorkDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Targets) != 1 || res.Targets[0].Pack.Dir != "." || res.Targets[0].Root != filepath.Join(dir, "examples", "weather") {
+		t.Fatalf("targets = %+v, want the pack alone", res.Targets)
+	}
+	if got := render(res.Diagnostics); !strings.Contains(got, "examples/weather/package.json:1:29: error package-version-invalid") {
+		t.Errorf("the pack's own finding is missing:\n%s", got)
+	}
+	// A folder that holds no package of any workspace is still refused, saying so.
+	if _, err := Validate([]string{"examples"}, ValidateOptions{WorkDir: dir}); err == nil || !strings.Contains(err.Error(), "no package.json") {
+		t.Errorf("a folder of no package: %v", err)
+	}
+}
+
 // TestRunASubsetOfRules runs one rule alone on a pack that breaks several: only that rule's
 // findings come back, and the full list finds the others.
 func TestRunASubsetOfRules(t *testing.T) {

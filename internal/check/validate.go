@@ -58,7 +58,7 @@ func Validate(paths []string, opts ValidateOptions) (*Result, error) {
 			}
 			abs = filepath.Dir(abs)
 		}
-		root := workspace.FindRoot(abs)
+		root := workspace.PackageRoot(abs)
 		g := groups[root]
 		if g == nil {
 			ws, err := workspace.OpenLazy(root)

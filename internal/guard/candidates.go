@@ -39,7 +39,7 @@ func (g *run) openWorkspace() error {
 		if err != nil || !st.IsDir() {
 			return exit.Usagef("%s is not a folder; give a package folder or a repository root", p)
 		}
-		r := workspace.FindRoot(abs)
+		r := workspace.PackageRoot(abs)
 		if root == "" {
 			root = r
 		} else if r != root {

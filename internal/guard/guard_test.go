@@ -489,6 +489,9 @@ func TestCandidates(t *testing.T) {
 		files["packages/"+n+"/index.js"] = "module.exports = {};\n"
 	}
 	files["packages/private/package.json"] = `{"name":"@guard-cands/private","version":"1.0.0","private":true}`
+	// A pack the workspace does not list: guarded alone when named, as npm treats it.
+	files["examples/alone/package.json"] = `{"name":"@guard-cands/alone","version":"1.0.0","main":"index.js"}`
+	files["examples/alone/index.js"] = "module.exports = {};\n"
 	testenv.WriteFiles(t, dir, files)
 	reg.Publish(t, filepath.Join(dir, "packages", "b"))
 
@@ -530,6 +533,10 @@ func TestCandidates(t *testing.T) {
 	}
 	if strings.Join(shards, " | ") != "packages/a packages/c packages/e | packages/b packages/d" {
 		t.Errorf("--shard: %v", shards)
+	}
+	alone := g(func(o *Options) { o.Paths = []string{"examples/alone"} })
+	if got := dirs(alone); alone.ws.Root != filepath.Join(dir, "examples", "alone") || got != "." {
+		t.Errorf("a pack no workspace lists: root %s, candidates %q; want the pack alone", alone.ws.Root, got)
 	}
 	plan := filepath.Join(dir, "plan.json")
 	os.WriteFile(plan, []byte(`{"schemaVersion":1,"releases":[{"name":"@guard-cands/e","dir":"packages/e","next":"1.0.0"},{"name":"@guard-cands/c","dir":"packages/c","next":"1.0.0"}]}`), 0o644)

@@ -138,14 +138,35 @@ func ReadPackageJSON(fsys fs.FS, dir string) *PackageJSON {
 }
 
 // FindRoot walks up from dir on disk to the nearest folder that holds pnpm-workspace.yaml,
-// a package.json with `workspaces`, or the role map, and returns it; else dir itself.
+// a package.json with `workspaces`, or the role map, and returns it; else dir itself. It is
+// where `plaios create` run in dir puts a new package; PackageRoot is the root a package
+// folder belongs to.
 func FindRoot(dir string) string {
+	return walkUp(dir, func(root, abs string) bool { return true })
+}
+
+// PackageRoot is the root of the workspace the folder dir belongs to: the nearest folder at
+// or above it that is a workspace root (FindRoot's markers) and whose workspace holds a
+// package at dir or under it; else dir itself. A package folder that no workspace above it
+// names is a package on its own, as npm has it (`npm prefix` run there prints the folder:
+// @npmcli/config's loadLocalPrefix walks past a root whose workspaces leave it out, and stops
+// at the first that lists it), so a pack kept where a repository's workspace globs do not
+// reach, or a checkout inside another repository's workspace, is judged alone instead of
+// refused. A folder that is a root itself is its own: validate and guard then judge its whole
+// workspace, where npm would name an outer root that lists it.
+func PackageRoot(dir string) string {
+	return walkUp(dir, func(root, abs string) bool { return root == abs || holds(root, abs) })
+}
+
+// walkUp returns the nearest folder at or above dir that is a root and that accept takes,
+// else dir (made absolute).
+func walkUp(dir string, accept func(root, abs string) bool) string {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return dir
 	}
 	for cur := abs; ; {
-		if isRoot(os.DirFS(cur)) {
+		if isRoot(os.DirFS(cur)) && accept(cur, abs) {
 			return cur
 		}
 		parent := filepath.Dir(cur)
@@ -154,6 +175,25 @@ func FindRoot(dir string) string {
 		}
 		cur = parent
 	}
+}
+
+// holds reports whether the workspace rooted at root has a package at dir or under it.
+func holds(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	ws, err := discover(os.DirFS(root), true)
+	if err != nil {
+		return false
+	}
+	for _, p := range ws.Packages {
+		if p.Dir == rel || strings.HasPrefix(p.Dir, rel+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func isRoot(fsys fs.FS) bool {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/plaios/plaios/internal/testenv"
 )
 
 func dirs(ws *Workspace) string {
@@ -109,6 +111,62 @@ func TestFindRoot(t *testing.T) {
 	}
 	if got := FindRoot(filepath.Join(root, "packages", "a")); got != root {
 		t.Errorf("FindRoot = %s, want %s", got, root)
+	}
+}
+
+// TestPackageRoot holds PackageRoot to npm: for each package folder of an npm workspace, the
+// root it names is the folder the pinned npm's `npm prefix` prints there — the root that lists
+// it, or the folder itself when no workspace above it lists it. The folders npm names
+// differently on purpose are checked apart: a root is its own (npm names an outer root that
+// lists it), a folder that holds packages belongs to the root that lists them, and a
+// pnpm-workspace.yaml (which npm does not read) is a root like a package.json's workspaces.
+func TestPackageRoot(t *testing.T) {
+	root := t.TempDir()
+	testenv.WriteFiles(t, root, map[string]string{
+		"package.json":                       `{"private":true,"workspaces":["packages/*","inner"]}`,
+		"packages/a/package.json":            `{"name":"a"}`,
+		"packages/a/examples/e/package.json": `{"name":"e"}`,
+		"examples/b/package.json":            `{"name":"b"}`,
+		"inner/package.json":                 `{"name":"inner","workspaces":["packages/*"]}`,
+		"inner/packages/d/package.json":      `{"name":"d"}`,
+		"inner/other/f/package.json":         `{"name":"f"}`,
+		"libs/pnpm-workspace.yaml":           "packages:\n  - \"lib/*\"\n",
+		"libs/package.json":                  `{"name":"libs","private":true}`,
+		"libs/lib/g/package.json":            `{"name":"g"}`,
+		"libs/tools/h/package.json":          `{"name":"h"}`,
+	})
+	npm, env := testenv.OracleNPM(t)
+	env = testenv.WithHome(env, t.TempDir())
+	for dir, want := range map[string]string{
+		"packages/a":            ".",
+		"packages/a/examples/e": "packages/a/examples/e",
+		"examples/b":            "examples/b",
+		"inner/packages/d":      "inner",
+		"inner/other/f":         "inner/other/f",
+	} {
+		abs := filepath.Join(root, filepath.FromSlash(dir))
+		wantAbs := filepath.Join(root, filepath.FromSlash(want))
+		if got := strings.TrimSpace(testenv.Run(t, abs, env, npm[0], append(npm[1:], "prefix")...)); got != wantAbs {
+			t.Fatalf("npm prefix in %s is %s, want %s: the oracle no longer says what this test expects", dir, got, wantAbs)
+		}
+		if got := PackageRoot(abs); got != wantAbs {
+			t.Errorf("PackageRoot(%s) = %s, want %s (npm prefix)", dir, got, wantAbs)
+		}
+	}
+	for dir, want := range map[string]string{
+		"inner":        "inner",    // a root is its own
+		"packages":     ".",        // a folder of the root's packages
+		"examples":     "examples", // a folder of no workspace's packages
+		"libs/lib/g":   "libs",     // pnpm's workspace lists it
+		"libs/tools/h": "libs/tools/h",
+	} {
+		if got, wantAbs := PackageRoot(filepath.Join(root, filepath.FromSlash(dir))), filepath.Join(root, filepath.FromSlash(want)); got != wantAbs {
+			t.Errorf("PackageRoot(%s) = %s, want %s", dir, got, wantAbs)
+		}
+	}
+	// FindRoot, for a working folder (where create puts a new package), stops at the nearest root.
+	if got, want := FindRoot(filepath.Join(root, "examples", "b")), root; got != want {
+		t.Errorf("FindRoot(examples/b) = %s, want %s", got, want)
 	}
 }
 
