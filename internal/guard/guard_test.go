@@ -538,6 +538,15 @@ func TestCandidates(t *testing.T) {
 	if got := dirs(alone); alone.ws.Root != filepath.Join(dir, "examples", "alone") || got != "." {
 		t.Errorf("a pack no workspace lists: root %s, candidates %q; want the pack alone", alone.ws.Root, got)
 	}
+	// A folder of no package is a usage error, not "nothing to guard" and exit 0.
+	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+	docs, err := newRun(func() Options { o := baseOptions(t, dir); o.Paths = []string{"docs"}; return o }())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := docs.openWorkspace(); exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "no package.json") {
+		t.Errorf("a folder of no package: %v", err)
+	}
 	plan := filepath.Join(dir, "plan.json")
 	os.WriteFile(plan, []byte(`{"schemaVersion":1,"releases":[{"name":"@guard-cands/e","dir":"packages/e","next":"1.0.0"},{"name":"@guard-cands/c","dir":"packages/c","next":"1.0.0"}]}`), 0o644)
 	if got := dirs(g(func(o *Options) { o.Plan = plan })); got != "packages/c packages/e" {
@@ -545,7 +554,7 @@ func TestCandidates(t *testing.T) {
 	}
 
 	// Mistakes are usage errors (exit 2) with a sentence; an unreachable registry is exit 3.
-	_, _, _, err := g(func(o *Options) { o.Only = []string{"packages/private"} }).candidates(context.Background())
+	_, _, _, err = g(func(o *Options) { o.Only = []string{"packages/private"} }).candidates(context.Background())
 	if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "not a publishable package") {
 		t.Errorf("--only private: %v", err)
 	}
