@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/plaios/plaios/internal/pack"
 	"github.com/plaios/plaios/internal/workspace"
@@ -81,14 +80,11 @@ func Validate(paths []string, opts ValidateOptions) (*Result, error) {
 		if g.dirs == nil {
 			continue
 		}
-		matched := false
-		for _, pk := range g.ws.Packages {
-			if pk.Dir == rel || strings.HasPrefix(pk.Dir, rel+"/") {
-				g.dirs[pk.Dir] = true
-				matched = true
-			}
+		under := g.ws.PackagesUnder(rel)
+		for _, pk := range under {
+			g.dirs[pk.Dir] = true
 		}
-		if !matched {
+		if len(under) == 0 {
 			return nil, fmt.Errorf("%s is not a package of the workspace at %s (no package.json there, or no workspace glob names it)", p, root)
 		}
 	}

@@ -540,7 +540,9 @@ func TestCandidates(t *testing.T) {
 	}
 	// A folder of no package is a usage error, not "nothing to guard" and exit 0.
 	os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
-	docs, err := newRun(func() Options { o := baseOptions(t, dir); o.Paths = []string{"docs"}; return o }())
+	docsOpts := baseOptions(t, dir)
+	docsOpts.Paths = []string{"docs"}
+	docs, err := newRun(docsOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,15 +185,7 @@ func holds(root, dir string) bool {
 	}
 	rel = filepath.ToSlash(rel)
 	ws, err := discover(os.DirFS(root), true)
-	if err != nil {
-		return false
-	}
-	for _, p := range ws.Packages {
-		if p.Dir == rel || strings.HasPrefix(p.Dir, rel+"/") {
-			return true
-		}
-	}
-	return false
+	return err == nil && len(ws.PackagesUnder(rel)) > 0
 }
 
 func isRoot(fsys fs.FS) bool {
@@ -346,6 +338,18 @@ func (ws *Workspace) Package(dir string) *Package {
 		}
 	}
 	return nil
+}
+
+// PackagesUnder is the packages whose folder is dir (slash-separated, relative to the root) or
+// lies under it.
+func (ws *Workspace) PackagesUnder(dir string) []*Package {
+	var out []*Package
+	for _, p := range ws.Packages {
+		if p.Dir == dir || strings.HasPrefix(p.Dir, dir+"/") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Publishable reports whether a package may be published: role pack, library, template or
